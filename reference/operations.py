@@ -1,0 +1,72 @@
+"""The suite's operations, by name, as implemented by the reference.
+
+This is the only place where the reference meets the conformance protocol: each entry
+takes the operation's JSON input and returns its JSON output, or raises a
+:class:`~reference.errors.FormatError` whose ``category`` is the error the case expects.
+
+Each format module contributes its own ``OPERATIONS`` mapping; this module merges them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from reference.errors import FormatError, InvalidError, LimitError
+
+__all__ = ["DEFAULT_EDITION", "EDITIONS", "OPERATIONS", "Operation", "run"]
+
+#: An operation takes its JSON input and the edition of the specs to follow.
+Operation = Callable[..., Any]
+
+#: RFC 14 range-dict rule editions (see the readings): ``seed`` is the default.
+EDITIONS = ("seed", "upstream")
+DEFAULT_EDITION = "seed"
+
+# Modules that contribute operations, in the order the suite presents them.
+_MODULES = (
+    "reference.idset",
+    "reference.hostlist",
+    "reference.ranges",
+    "reference.shape",
+    "reference.jobspec",
+    "reference.rset",
+    "reference.constraint",
+    "reference.query",
+    "reference.slurm_extra",
+)
+
+
+def _collect() -> dict[str, Operation]:
+    ops: dict[str, Operation] = {}
+    for name in _MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        ops.update(getattr(module, "OPERATIONS", {}))
+    return ops
+
+
+OPERATIONS: Mapping[str, Operation] = _collect()
+
+
+def run(operation: str, value: Any, *, edition: str | None = None) -> Any:
+    """Run ``operation`` on ``value``; raise :class:`FormatError` on bad input.
+
+    ``KeyError`` means the operation is not one the reference knows.
+    """
+    func = OPERATIONS[operation]
+    chosen = edition or DEFAULT_EDITION
+    if chosen not in EDITIONS:
+        raise InvalidError(f"unknown edition {chosen!r}; expected one of {', '.join(EDITIONS)}")
+    try:
+        return func(value, edition=chosen)
+    except FormatError:
+        raise
+    except RecursionError:
+        # Parsers bound their depth; this is a last line of defence, never the plan.
+        raise LimitError("input nested too deeply") from None
