@@ -1,0 +1,188 @@
+"""Strict YAML loading for case files and requirement indexes.
+
+Case files are written by people and read by machines in other languages, so the loader
+refuses what YAML 1.1 would silently turn into something else:
+
+* duplicate keys in a mapping (PyYAML keeps the last one without a word);
+* anchors and aliases (no case needs them, and they are the road to "billion laughs");
+* plain (unquoted) scalars whose meaning differs between YAML 1.1 and what a reader expects:
+  ``yes``/``no``/``on``/``off`` and any capitalised boolean, octal ``0755``, hex ``0x1F``,
+  sexagesimal ``1:30``, ``1_000``, ``.inf``/``.nan``, ``~`` and ``Null``, and ``1e3``
+  (a float in YAML 1.2 and JSON, a string to PyYAML).  Quote them to mean a string;
+* documents over :data:`MAX_DOCUMENT_BYTES` or with more than :data:`MAX_NODES` nodes.
+
+Every problem is reported with the line it is on.  Loaded data stays paired with its node
+tree so that later checks (schema, ids) can name the line of any value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_NODES", "Document", "YamlProblem", "load_document"]
+
+#: Case files larger than this are refused before parsing.
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+#: A document may hold at most this many nodes (scalars, lists, mappings).
+MAX_NODES = 2_000_000
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_STR_TAG = "tag:yaml.org,2002:str"
+
+_JSON_TAGS = frozenset({_BOOL_TAG, _INT_TAG, _FLOAT_TAG, _NULL_TAG, _STR_TAG})
+
+_PLAIN_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
+_PLAIN_FLOAT = re.compile(r"[-+]?(0|[1-9][0-9]*)\.[0-9]+([eE][-+]?[0-9]+)?\Z")
+_LOOKS_NUMERIC = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+\Z")
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    """Something wrong in a YAML file, with the 1-based line it is on."""
+
+    line: int
+    message: str
+
+
+class YamlError(Exception):
+    """The file could not be loaded; ``problems`` says where and why."""
+
+    def __init__(self, problems: Sequence[YamlProblem]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(f"line {p.line}: {p.message}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded YAML document: its data and the node tree it came from."""
+
+    data: Any
+    root: yaml.Node
+
+    def line_of(self, path: Sequence[str | int]) -> int:
+        """The 1-based line of the value at ``path`` (or of its nearest ancestor found)."""
+        node = self.root
+        for part in path:
+            child = _child(node, part)
+            if child is None:
+                break
+            node = child
+        return int(node.start_mark.line) + 1
+
+
+def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == part:
+                return value  # type: ignore[no-any-return]
+    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+        if 0 <= part < len(node.value):
+            return node.value[part]  # type: ignore[no-any-return]
+    return None
+
+
+def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
+    seen: set[int] = set()
+    stack = [root]
+    count = 0
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            yield YamlProblem(1, f"document has more than {MAX_NODES} nodes")
+            return
+        line = int(node.start_mark.line) + 1
+        if id(node) in seen:
+            yield YamlProblem(line, "anchors and aliases are not allowed in case files")
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            problem = _check_scalar(node)
+            if problem:
+                yield YamlProblem(line, problem)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            keys: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value == "<<" and key.tag == "tag:yaml.org,2002:merge":
+                        yield YamlProblem(
+                            int(key.start_mark.line) + 1, "merge keys (<<) are not allowed"
+                        )
+                    elif key.value in keys:
+                        yield YamlProblem(
+                            int(key.start_mark.line) + 1,
+                            f"duplicate key {key.value!r} (first on line {keys[key.value]})",
+                        )
+                    else:
+                        keys[key.value] = int(key.start_mark.line) + 1
+                stack.append(value)
+                stack.append(key)
+
+
+def _check_scalar(node: yaml.ScalarNode) -> str | None:
+    if node.style:  # quoted or block scalar: always a string (CParser says "" for plain)
+        return None if node.tag == _STR_TAG else f"the tag {node.tag} is not allowed here"
+    value: str = node.value
+    tag: str = node.tag
+    if tag == _BOOL_TAG and value not in ("true", "false"):
+        return f"plain {value!r} is a boolean in YAML 1.1: write true/false, or quote it"
+    if tag == _INT_TAG and not _PLAIN_INT.match(value):
+        return f"plain {value!r} is read as the integer {_int_value(value)}: quote it or write decimal"
+    if tag == _FLOAT_TAG and not _PLAIN_FLOAT.match(value):
+        return f"plain {value!r} is a YAML 1.1 special float: quote it or write e.g. 1.5"
+    if tag == _NULL_TAG and value not in ("", "null"):
+        return f"plain {value!r} is null in YAML: write null, or quote it for a string"
+    if tag not in _JSON_TAGS:
+        return f"{value!r} has the YAML type {tag.rsplit(':', 1)[-1]}, which JSON lacks: quote it"
+    if tag == _STR_TAG and _LOOKS_NUMERIC.match(value):
+        return f"plain {value!r} is a string to YAML 1.1 but a number to JSON: quote it"
+    return None
+
+
+def _int_value(text: str) -> str:
+    try:
+        return str(yaml.load(text, Loader=_Loader))  # noqa: S506 - safe loader
+    except yaml.YAMLError:
+        return "?"
+
+
+def load_document(path: Path) -> Document:
+    """Load one YAML document strictly; raise :class:`YamlError` listing every problem."""
+    size = path.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise YamlError([YamlProblem(1, f"file is {size} bytes; at most {MAX_DOCUMENT_BYTES}")])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlError([YamlProblem(1, f"not UTF-8: {exc.reason}")]) from None
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise YamlError([YamlProblem(1, "the file is empty")])
+        problems = list(_walk(root))
+        if problems:
+            raise YamlError(sorted(problems, key=lambda p: p.line))
+        data = loader.construct_document(root)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = int(mark.line) + 1 if mark is not None else 1
+        raise YamlError([YamlProblem(line, f"{exc.problem or exc.context}")]) from None
+    except yaml.YAMLError as exc:
+        raise YamlError([YamlProblem(1, str(exc))]) from None
+    finally:
+        loader.dispose()
+    return Document(data, root)

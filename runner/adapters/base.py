@@ -1,0 +1,123 @@
+"""What every adapter speaks: the implementer's Protocol and the runner's view of a reply.
+
+An implementation under test answers each case with one *outcome* (the protocol's
+``outcome`` schema in ``runner/schemas/protocol.json``)::
+
+    {"output": <value>}
+    {"error": {"category": "syntax", "message": "..."}}
+    {"unsupported": {"reason": "..."}}
+
+An in-process implementation returns that mapping from :meth:`Implementation.run`; a
+subprocess implementation sends it with a ``seq``.  Either way the runner turns it into a
+:class:`Reply`, adding the kind ``errored`` for an implementation that crashed, hung or
+broke the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import jsonschema
+import referencing
+
+from runner.operations import schema
+
+__all__ = ["Adapter", "AdapterError", "Implementation", "Reply", "protocol_validator", "reply_from_outcome"]
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    """An implementation under test, in-process.
+
+    ``run`` takes the operation's name and its JSON input, and returns an outcome mapping.
+    ``edition`` is passed (as a keyword) only for cases that hold under one edition of
+    RFC 14's range-dict rule: ``"seed"`` or ``"upstream"``.  Raising is a bug: the case is
+    reported as errored.
+    """
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:
+        """Answer one case."""
+        ...
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The runner's view of an answer.
+
+    ``kind`` is ``output`` (``value`` is the output), ``error`` (``value`` the category,
+    ``message`` the text), ``unsupported`` (``message`` the reason) or ``errored`` (the
+    implementation failed to answer: ``message`` says how, ``stderr`` holds its tail).
+    """
+
+    kind: Literal["output", "error", "unsupported", "errored"]
+    value: Any = None
+    message: str = ""
+    stderr: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The reply as it appears in reports."""
+        if self.kind == "output":
+            return {"output": self.value}
+        if self.kind == "error":
+            return {"error": {"category": self.value, "message": self.message}}
+        if self.kind == "unsupported":
+            return {"unsupported": {"reason": self.message}}
+        out: dict[str, Any] = {"errored": {"reason": self.message}}
+        if self.stderr:
+            out["errored"]["stderr"] = self.stderr
+        return out
+
+
+def protocol_validator(definition: str) -> jsonschema.protocols.Validator:
+    """A validator for one message of ``protocol.json`` (``outcome``, ``reply``, ``started``)."""
+    registry: referencing.Registry[Any] = referencing.Registry().with_resource(
+        "flux-conformance/protocol.json",
+        referencing.Resource.from_contents(schema("protocol.json")),
+    )
+    return jsonschema.Draft202012Validator(
+        {"$ref": f"flux-conformance/protocol.json#/$defs/{definition}"}, registry=registry
+    )
+
+
+_OUTCOME = protocol_validator("outcome")
+
+
+def reply_from_outcome(outcome: Any) -> Reply:
+    """Check an outcome mapping against the protocol and turn it into a :class:`Reply`."""
+    errors = list(_OUTCOME.iter_errors(outcome))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        return Reply("errored", message=f"reply breaks the protocol: {best.message}")
+    if "output" in outcome:
+        return Reply("output", outcome["output"])
+    if "error" in outcome:
+        error = outcome["error"]
+        return Reply("error", error["category"], str(error.get("message", "")))
+    return Reply("unsupported", message=str(outcome["unsupported"].get("reason", "")))
+
+
+class Adapter(Protocol):
+    """The runner's side of a transport: start, answer cases one at a time, close."""
+
+    name: str
+    version: str
+
+    def start(self) -> None:
+        """Make the implementation ready (may raise :class:`AdapterError`)."""
+
+    def supports(self, operation: str) -> bool:
+        """Whether the implementation announced ``operation``."""
+        ...
+
+    def run(self, operation: str, input: Any, *, edition: str | None) -> Reply:
+        """Answer one case; never raises for the implementation's faults."""
+        ...
+
+    def close(self) -> None:
+        """Release the implementation (stop a process, leave nothing behind)."""
+
+
+class AdapterError(Exception):
+    """The implementation could not be loaded or started at all."""

@@ -1,0 +1,319 @@
+"""The subprocess transport: an implementation in any language, speaking JSON Lines.
+
+``--impl exec:COMMAND`` starts COMMAND once (split like a shell would, no shell involved)
+and exchanges UTF-8 JSON objects, one per line, on its stdin and stdout; its stderr is free
+for logs, and the runner keeps the last :data:`STDERR_TAIL` bytes of it.  The messages are
+defined in ``runner/schemas/protocol.json`` and documented in ``docs/protocol.md``.
+
+Faults never stop a run: a crash, a reply that is not JSON or breaks the schema, a wrong
+``seq``, an over-long reply, or no reply within the per-case timeout makes that case
+*errored* (with the stderr tail), the process group is killed, and the next case starts a
+new process.  After :data:`MAX_START_FAILURES` failed starts in a row the implementation is
+given up on, and every remaining case is errored at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import queue
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from typing import Any
+
+from runner.adapters.base import AdapterError, Reply, protocol_validator, reply_from_outcome
+
+__all__ = ["MAX_LINE_BYTES", "MAX_START_FAILURES", "STDERR_TAIL", "SubprocessAdapter"]
+
+#: A reply longer than this is refused (the process is killed): memory stays bounded.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+#: How much of the implementation's stderr is kept for reports.
+STDERR_TAIL = 4096
+#: Consecutive failed starts after which the implementation is given up on.
+MAX_START_FAILURES = 3
+
+_EOF = object()
+_OVERLONG = object()
+_STARTED = protocol_validator("started")
+
+
+class _Fault(Exception):
+    """The implementation broke the protocol; the message says how."""
+
+
+class _Process:
+    """One running implementation process, with reader threads for stdout and stderr."""
+
+    def __init__(self, argv: list[str], cwd: str | None, env: dict[str, str] | None) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,  # its own process group, so we can kill all of it
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise AdapterError(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.lines: queue.Queue[object] = queue.Queue()
+        self._stderr: collections.deque[bytes] = collections.deque()
+        self._stderr_size = 0
+        self._lock = threading.Lock()
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout
+        fd = self.proc.stdout.fileno()
+        pending = bytearray()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.lines.put(_EOF)
+                return
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                if end < 0:
+                    pending += chunk[start:]
+                    break
+                pending += chunk[start:end]
+                self.lines.put(bytes(pending))
+                pending.clear()
+                start = end + 1
+            if len(pending) > MAX_LINE_BYTES:
+                self.lines.put(_OVERLONG)
+                return
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr
+        fd = self.proc.stderr.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._stderr.append(chunk)
+                self._stderr_size += len(chunk)
+                while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
+                    self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        """The last :data:`STDERR_TAIL` bytes the process wrote to stderr."""
+        with self._lock:
+            data = b"".join(self._stderr)[-STDERR_TAIL:]
+        return data.decode("utf-8", "replace")
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write one message, giving up at ``deadline`` (a process that stops reading)."""
+        assert self.proc.stdin
+        data = memoryview((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+        fd = self.proc.stdin.fileno()
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Fault("timed out writing the request (the implementation stopped reading)")
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                written = os.write(fd, data)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise _Fault("the implementation closed its stdin") from None
+            data = data[written:]
+
+    def receive(self, deadline: float) -> Any:
+        """Read one JSON message, giving up at ``deadline``."""
+        remaining = deadline - time.monotonic()
+        try:
+            line = self.lines.get(timeout=max(0.0, remaining))
+        except queue.Empty:
+            raise _Fault("no reply within the timeout") from None
+        if line is _EOF:
+            code = self.proc.poll()
+            if code is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    code = self.proc.wait(timeout=0.2)
+            how = f"exited with status {code}" if code is not None else "closed its stdout"
+            raise _Fault(f"the implementation {how} before replying")
+        if line is _OVERLONG:
+            raise _Fault(f"reply longer than {MAX_LINE_BYTES} bytes")
+        assert isinstance(line, bytes)
+        try:
+            return json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            shown = line[:200].decode("utf-8", "replace")
+            raise _Fault(f"reply is not a JSON object: {shown!r}") from None
+
+    def kill(self) -> None:
+        """Kill the whole process group and reap the process."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        self._close_pipes()
+
+    def stop(self, grace: float) -> None:
+        """Ask the process to stop, wait ``grace`` seconds, then kill what is left."""
+        with contextlib.suppress(_Fault):
+            self.send({"cmd": "stop"}, time.monotonic() + grace)
+        with contextlib.suppress(OSError):
+            assert self.proc.stdin
+            self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=grace)
+        self.kill()  # children it left behind go too
+
+    def _close_pipes(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                if pipe:
+                    pipe.close()
+
+
+class SubprocessAdapter:
+    """Drives an implementation that speaks the JSON Lines protocol on stdio."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = 10.0,
+        start_timeout: float = 30.0,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.command = command
+        try:
+            self._argv = shlex.split(command)
+        except ValueError as exc:
+            raise AdapterError(f"cannot split command {command!r}: {exc}") from None
+        if not self._argv:
+            raise AdapterError("exec: needs a command, e.g. --impl 'exec:node impl.js'")
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self._cwd = cwd
+        self._env = env
+        self._proc: _Process | None = None
+        self._seq = 0
+        self._start_failures = 0
+        self._gave_up: str | None = None
+        self.name = self._argv[0]
+        self.version = ""
+        self._operations: frozenset[str] | None = None
+        self.restarts = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process and shake hands; raise :class:`AdapterError` if that fails."""
+        try:
+            self._ensure_started()
+        except _Fault as exc:
+            raise AdapterError(str(exc)) from None
+
+    def _ensure_started(self) -> _Process:
+        if self._proc is not None:
+            return self._proc
+        if self._gave_up:
+            raise _Fault(self._gave_up)
+        try:
+            proc = _Process(self._argv, self._cwd, self._env)
+        except AdapterError as exc:
+            self._note_start_failure(str(exc))
+            raise _Fault(str(exc)) from None
+        deadline = time.monotonic() + self.start_timeout
+        try:
+            proc.send({"cmd": "hello", "protocol": 1}, deadline)
+            answer = proc.receive(deadline)
+            problems = list(_STARTED.iter_errors(answer))
+            if problems:
+                raise _Fault(f"bad answer to hello: {problems[0].message}")
+        except _Fault as exc:
+            tail = proc.stderr_tail()
+            proc.kill()
+            self._note_start_failure(f"start failed: {exc}")
+            raise _Fault(f"start failed: {exc}" + (f"\n{tail}" if tail else "")) from None
+        info = answer["implementation"]
+        self.name = str(info.get("name", self.name))
+        self.version = str(info.get("version", ""))
+        self._operations = frozenset(answer["operations"])
+        self._start_failures = 0
+        self._proc = proc
+        return proc
+
+    def _note_start_failure(self, why: str) -> None:
+        self._start_failures += 1
+        if self._start_failures >= MAX_START_FAILURES:
+            self._gave_up = f"gave up after {self._start_failures} failed starts; last: {why}"
+
+    def close(self) -> None:
+        """Send ``stop``, wait a moment, and kill whatever is left of the process group."""
+        if self._proc is not None:
+            self._proc.stop(grace=2.0)
+            self._proc = None
+
+    # -- cases -----------------------------------------------------------------------------
+
+    def supports(self, operation: str) -> bool:
+        """Whether the implementation announced ``operation`` in its hello answer."""
+        return self._operations is None or operation in self._operations
+
+    def run(self, operation: str, input: Any, *, edition: str | None) -> Reply:
+        """Send one case and read its reply; every fault becomes an errored reply."""
+        try:
+            proc = self._ensure_started()
+        except _Fault as exc:
+            return Reply("errored", message=str(exc))
+        if not self.supports(operation):
+            return Reply("unsupported", message="operation not announced in the hello answer")
+        self._seq += 1
+        message: dict[str, Any] = {
+            "cmd": "run", "seq": self._seq, "operation": operation, "input": input,
+        }
+        if edition:
+            message["edition"] = edition
+        deadline = time.monotonic() + self.timeout
+        try:
+            proc.send(message, deadline)
+            answer = proc.receive(deadline)
+            if not isinstance(answer, dict):
+                raise _Fault(f"reply is not a JSON object: {json.dumps(answer)[:200]}")
+            if answer.get("seq") != self._seq:
+                raise _Fault(f"reply has seq {answer.get('seq')!r}, expected {self._seq}")
+            outcome = {k: v for k, v in answer.items() if k != "seq"}
+            reply = reply_from_outcome(outcome)
+            if reply.kind == "errored":
+                raise _Fault(reply.message)
+            return reply
+        except _Fault as exc:
+            # Give stderr a moment to arrive: a crashing process writes it as it dies.
+            time.sleep(0.05)
+            tail = proc.stderr_tail()
+            proc.kill()
+            self._proc = None
+            self.restarts += 1
+            return Reply("errored", message=str(exc), stderr=tail)

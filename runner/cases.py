@@ -1,0 +1,299 @@
+"""Loading the suite: case files and the requirements index, checked before anything runs.
+
+Every problem found is collected with its file and line, and all of them are reported at
+once (:class:`SuiteError`), so an author fixes a file in one pass.  Checks: strict YAML
+(see :mod:`runner._yaml`), the case-file schema, registered operation, input and expected
+output valid for the operation, expected error categories registered for it, case ids
+unique across the suite, and requirement ids present in the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+
+import runner
+from runner._yaml import YamlError, load_document
+from runner.operations import OperationSpec, load_registry, schema
+
+__all__ = [
+    "LEVELS",
+    "Case",
+    "Expected",
+    "Problem",
+    "Requirement",
+    "Suite",
+    "SuiteError",
+    "default_cases_dir",
+    "load_suite",
+]
+
+LEVELS = ("must", "should", "may", "clarification")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a case or requirements file."""
+
+    file: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class SuiteError(Exception):
+    """The suite cannot run: ``problems`` lists every reason, with file and line."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(map(str, self.problems)))
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One permitted outcome: an output value, or an error category."""
+
+    kind: Literal["output", "error"]
+    value: Any
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as written in a case file."""
+        return {self.kind: self.value}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of the suite."""
+
+    id: str
+    operation: str
+    description: str
+    input: Any
+    expected: tuple[Expected, ...]
+    level: str
+    requirements: tuple[str, ...]
+    tags: tuple[str, ...]
+    edition: str | None
+    file: Path
+    line: int
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the case, for reports."""
+        return f"{self.file}:{self.line}"
+
+    def expected_json(self) -> Any:
+        """The expectation as written: ``{"output": ...}``, ``{"error": ...}`` or ``{"one_of": [...]}``."""
+        if len(self.expected) == 1:
+            return self.expected[0].to_json()
+        return {"one_of": [e.to_json() for e in self.expected]}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One normative statement of a spec, paraphrased."""
+
+    id: str
+    spec: str
+    keyword: str
+    section: str
+    text: str
+    untestable: str | None
+    file: Path
+    line: int
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Every case and requirement, checked."""
+
+    root: Path
+    cases: tuple[Case, ...]
+    requirements: Mapping[str, Requirement]
+    operations: Mapping[str, OperationSpec]
+
+    def by_id(self) -> dict[str, Case]:
+        """The cases keyed by id."""
+        return {c.id: c for c in self.cases}
+
+
+def default_cases_dir() -> Path:
+    """The suite's case directory: a source checkout's ``cases/``, else the installed copy."""
+    package = Path(runner.__file__).resolve().parent
+    checkout = package.parent / "cases"
+    if (checkout / "requirements").is_dir():
+        return checkout
+    return package / "_cases"
+
+
+def _case_files(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*.yaml")):
+        if "requirements" not in path.relative_to(root).parts:
+            yield path
+
+
+def _schema_problems(
+    validator: jsonschema.protocols.Validator, data: Any
+) -> Iterator[tuple[list[str | int], str]]:
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        path = list(error.absolute_path)
+        if error.validator == "oneOf" and path and path[-2:-1] == ["cases"]:
+            message = "a case needs exactly one of output, error or one_of"
+        elif error.validator == "additionalProperties":
+            message = f"unknown field: {error.message}"
+        else:
+            message = error.message
+        where = ".".join(map(str, path))
+        yield path, f"{where}: {message}" if where else message
+
+
+def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+    validator = jsonschema.Draft202012Validator(schema("requirements.json"))
+    found: dict[str, Requirement] = {}
+    folder = root / "requirements"
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        try:
+            doc = load_document(path)
+        except YamlError as exc:
+            problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
+            continue
+        bad = list(_schema_problems(validator, doc.data))
+        if bad:
+            problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
+            continue
+        for index, item in enumerate(doc.data["requirements"]):
+            line = doc.line_of(["requirements", index])
+            if item["id"] in found:
+                first = found[item["id"]]
+                problems.append(
+                    Problem(path, line, f"duplicate requirement id {item['id']!r} "
+                            f"(first at {first.file}:{first.line})")
+                )
+                continue
+            found[item["id"]] = Requirement(
+                id=item["id"],
+                spec=doc.data["spec"],
+                keyword=item["keyword"],
+                section=item["section"],
+                text=item["text"],
+                untestable=item.get("untestable"),
+                file=path,
+                line=line,
+            )
+    return found
+
+
+def _expected(raw: Mapping[str, Any]) -> tuple[Expected, ...]:
+    if "one_of" in raw:
+        return tuple(
+            Expected("output", o["output"]) if "output" in o else Expected("error", o["error"])
+            for o in raw["one_of"]
+        )
+    if "output" in raw:
+        return (Expected("output", raw["output"]),)
+    return (Expected("error", raw["error"]),)
+
+
+def _load_case_file(
+    path: Path,
+    registry: Mapping[str, OperationSpec],
+    requirements: Mapping[str, Requirement],
+    problems: list[Problem],
+) -> list[Case]:
+    try:
+        doc = load_document(path)
+    except YamlError as exc:
+        problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
+        return []
+    validator = jsonschema.Draft202012Validator(schema("case-file.json"))
+    bad = list(_schema_problems(validator, doc.data))
+    if bad:
+        problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
+        return []
+    op_name = doc.data["operation"]
+    op = registry.get(op_name)
+    if op is None:
+        known = ", ".join(registry) or "none"
+        problems.append(
+            Problem(path, doc.line_of(["operation"]), f"unknown operation {op_name!r} (known: {known})")
+        )
+        return []
+    cases = []
+    for index, raw in enumerate(doc.data["cases"]):
+        def here(*sub: str | int, index: int = index) -> int:
+            return doc.line_of(["cases", index, *sub])
+
+        before = len(problems)
+        for message in op.input_problems(raw["input"]):
+            problems.append(Problem(path, here("input"), f"input is not valid for {op_name}: {message}"))
+        expected = _expected(raw)
+        for n, outcome in enumerate(expected):
+            sub: tuple[str | int, ...] = ("one_of", n) if "one_of" in raw else ()
+            if outcome.kind == "error" and outcome.value not in op.errors:
+                problems.append(
+                    Problem(path, here(*sub, "error"),
+                            f"error category {outcome.value!r} is not registered for {op_name} "
+                            f"(registered: {', '.join(op.errors)})")
+                )
+            if outcome.kind == "output":
+                for message in op.output_problems(outcome.value):
+                    problems.append(Problem(path, here(*sub, "output"),
+                                            f"expected output is not valid for {op_name}: {message}"))
+        for n, req in enumerate(raw["requirements"]):
+            if req not in requirements:
+                problems.append(
+                    Problem(path, here("requirements", n), f"unknown requirement id {req!r}")
+                )
+        if len(problems) > before:
+            continue
+        cases.append(
+            Case(
+                id=raw["id"],
+                operation=op_name,
+                description=raw["description"],
+                input=raw["input"],
+                expected=expected,
+                level=raw.get("level", "must"),
+                requirements=tuple(raw["requirements"]),
+                tags=tuple(raw.get("tags", ())),
+                edition=raw.get("edition"),
+                file=path,
+                line=here(),
+            )
+        )
+    return cases
+
+
+def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None) -> Suite:
+    """Load and check the suite under ``root`` (default: :func:`default_cases_dir`).
+
+    ``files`` restricts loading to those case files (the requirements index is still read
+    from ``root``).  Raises :class:`SuiteError` listing every problem found.
+    """
+    root = (root or default_cases_dir()).resolve()
+    problems: list[Problem] = []
+    if not root.is_dir():
+        raise SuiteError([Problem(root, 1, "no such case directory")])
+    registry = load_registry()
+    requirements = _load_requirements(root, problems)
+    cases: list[Case] = []
+    seen: dict[str, Case] = {}
+    for path in files if files is not None else _case_files(root):
+        for case in _load_case_file(path, registry, requirements, problems):
+            first = seen.get(case.id)
+            if first is not None:
+                problems.append(
+                    Problem(path, case.line, f"duplicate case id {case.id!r} (first at {first.location})")
+                )
+                continue
+            seen[case.id] = case
+            cases.append(case)
+    if problems:
+        raise SuiteError(problems)
+    return Suite(root=root, cases=tuple(cases), requirements=requirements, operations=registry)

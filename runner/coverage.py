@@ -1,0 +1,37 @@
+"""Requirement coverage: which normative statements of each spec have a case citing them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from runner.cases import Requirement, Suite
+
+__all__ = ["coverage", "coverage_report"]
+
+
+def coverage(suite: Suite) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
+    """Per spec: (requirements some case cites, requirements none cites)."""
+    cited = {req for case in suite.cases for req in case.requirements}
+    out: dict[str, tuple[list[Requirement], list[Requirement]]] = defaultdict(lambda: ([], []))
+    for req in suite.requirements.values():
+        out[req.spec][0 if req.id in cited else 1].append(req)
+    return dict(sorted(out.items()))
+
+
+def coverage_report(suite: Suite, *, missing: bool = True) -> str:
+    """A plain-text report: one line per spec, then (``missing``) every uncovered statement."""
+    lines = []
+    table = coverage(suite)
+    for spec, (covered, uncovered) in table.items():
+        total = len(covered) + len(uncovered)
+        testable = total - sum(1 for r in uncovered if r.untestable)
+        lines.append(
+            f"{spec:16} {len(covered):4}/{total:<4} statements covered ({100 * len(covered) / total:5.1f}%); "
+            f"{len(covered)}/{testable} of the testable ones"
+        )
+    if missing:
+        for spec, (_, uncovered) in table.items():
+            for req in uncovered:
+                why = f"untestable: {req.untestable}" if req.untestable else "NO CASE"
+                lines.append(f"  {spec} {req.id} [{req.keyword}, {req.section}] {why}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,246 @@
+"""Running cases against an implementation and judging each answer.
+
+:func:`select` filters a suite; :func:`judge` turns one reply into a :class:`CaseResult`;
+:func:`run_cases` drives an adapter through the selected cases, yielding results as they
+come, so reporters can stream.  A fault of the implementation never stops the run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from runner.adapters.base import Adapter, Reply
+from runner.cases import Case
+from runner.comparators import Oracle
+from runner.operations import OperationSpec
+
+__all__ = [
+    "CaseResult",
+    "Filters",
+    "Outcome",
+    "Summary",
+    "judge",
+    "reference_oracle",
+    "run_cases",
+    "select",
+]
+
+
+class Outcome(str, Enum):
+    """What became of a case."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERRORED = "errored"
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+    @property
+    def is_bad(self) -> bool:
+        """Whether this outcome makes the run fail."""
+        return self in (Outcome.FAILED, Outcome.ERRORED, Outcome.XPASSED)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The verdict on one case, with what is needed to explain it."""
+
+    case: Case
+    outcome: Outcome
+    reply: Reply | None
+    reason: str = ""
+    diff: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as a JSON object (one line of the JSON Lines report)."""
+        out: dict[str, Any] = {
+            "id": self.case.id,
+            "operation": self.case.operation,
+            "level": self.case.level,
+            "outcome": self.outcome.value,
+            "file": str(self.case.file),
+            "line": self.case.line,
+            "seconds": round(self.seconds, 6),
+        }
+        if self.outcome is not Outcome.PASSED:
+            out["input"] = self.case.input
+            out["expected"] = self.case.expected_json()
+            if self.reply is not None:
+                out["actual"] = self.reply.to_json()
+            if self.reason:
+                out["reason"] = self.reason
+            if self.diff:
+                out["diff"] = self.diff
+        return out
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which cases to run; an empty tuple means no restriction."""
+
+    operations: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    edition: str = "seed"
+
+    def accepts(self, case: Case) -> bool:
+        """Whether ``case`` passes every filter."""
+        if case.edition is not None and case.edition != self.edition:
+            return False
+        if self.operations and not any(fnmatch.fnmatchcase(case.operation, p) for p in self.operations):
+            return False
+        if self.ids and not any(fnmatch.fnmatchcase(case.id, p) for p in self.ids):
+            return False
+        if self.levels and case.level not in self.levels:
+            return False
+        return not self.tags or bool(set(self.tags) & set(case.tags))
+
+
+def select(cases: Iterable[Case], filters: Filters) -> list[Case]:
+    """The cases that pass ``filters``, in suite order."""
+    return [c for c in cases if filters.accepts(c)]
+
+
+@dataclass
+class Summary:
+    """Counts per outcome, overall and per operation."""
+
+    total: Counter[str] = field(default_factory=Counter)
+    by_operation: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, result: CaseResult) -> None:
+        """Count one result."""
+        self.total[result.outcome.value] += 1
+        self.by_operation.setdefault(result.case.operation, Counter())[result.outcome.value] += 1
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed, errored or passed unexpectedly."""
+        return not any(self.total[o.value] for o in Outcome if o.is_bad)
+
+    def to_json(self) -> dict[str, Any]:
+        """Counts as JSON: ``{"total": {...}, "operations": {op: {...}}}``."""
+        return {
+            "total": {o.value: self.total[o.value] for o in Outcome},
+            "operations": {
+                op: {o.value: counts[o.value] for o in Outcome}
+                for op, counts in sorted(self.by_operation.items())
+            },
+        }
+
+
+def reference_oracle() -> Oracle:
+    """The oracle comparators use: the bundled reference, called in-process."""
+    from reference.operations import run
+
+    def oracle(operation: str, value: Any) -> Any:
+        return run(operation, value)
+
+    return oracle
+
+
+def _diff(expected: Any, actual: Any) -> str:
+    from deepdiff import DeepDiff
+
+    try:
+        diff = DeepDiff(expected, actual, verbose_level=2, max_diffs=50)
+        text: str = diff.pretty()
+    except Exception as exc:  # deepdiff on exotic values: the diff is a courtesy
+        return f"(no diff: {exc})"
+    return "\n".join(text.splitlines()[:40])
+
+
+def _describe_expected(case: Case) -> str:
+    parts = []
+    for e in case.expected:
+        parts.append(f"error {e.value!r}" if e.kind == "error" else "an output")
+    return " or ".join(parts)
+
+
+def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseResult:
+    """Compare ``reply`` with what ``case`` permits."""
+    if reply.kind == "errored":
+        return CaseResult(case, Outcome.ERRORED, reply, reply.message)
+    if reply.kind == "unsupported":
+        return CaseResult(case, Outcome.SKIPPED, reply, reply.message or "unsupported")
+    if reply.kind == "error":
+        if any(e.kind == "error" and e.value == reply.value for e in case.expected):
+            return CaseResult(case, Outcome.PASSED, reply)
+        if reply.value not in op.errors:
+            return CaseResult(
+                case, Outcome.FAILED, reply,
+                f"reported error category {reply.value!r}, which {case.operation} does not have "
+                f"(it has {', '.join(op.errors)}); expected {_describe_expected(case)}",
+            )
+        return CaseResult(
+            case, Outcome.FAILED, reply,
+            f"reported error {reply.value!r}; expected {_describe_expected(case)}",
+        )
+    problems = op.output_problems(reply.value)
+    if problems:
+        return CaseResult(
+            case, Outcome.FAILED, reply, "output is not of the operation's form: " + problems[0]
+        )
+    outputs = [e for e in case.expected if e.kind == "output"]
+    if not outputs:
+        return CaseResult(
+            case, Outcome.FAILED, reply,
+            f"returned an output; expected {_describe_expected(case)}",
+        )
+    reasons = []
+    for expected in outputs:
+        try:
+            reason = op.comparator(expected.value, reply.value, oracle)
+        except Exception as exc:
+            return CaseResult(
+                case, Outcome.ERRORED, reply, f"comparator {op.comparator_name} failed: {exc!r}"
+            )
+        if reason is None:
+            return CaseResult(case, Outcome.PASSED, reply)
+        reasons.append(reason)
+    return CaseResult(
+        case, Outcome.FAILED, reply, "; ".join(reasons), _diff(outputs[0].value, reply.value)
+    )
+
+
+def run_cases(
+    cases: Sequence[Case],
+    adapter: Adapter,
+    operations: Mapping[str, OperationSpec],
+    *,
+    oracle: Oracle | None = None,
+    skip: Callable[[Case], str | None] | None = None,
+    decide: Callable[[CaseResult], CaseResult] | None = None,
+) -> Iterator[CaseResult]:
+    """Run every case through ``adapter``, yielding each judged result in order.
+
+    ``skip`` may name a reason not to run a case at all; ``decide`` may rewrite a result
+    afterwards (expectations files turn failures into xfails).  The adapter must already
+    be started; it is not closed here.
+    """
+    oracle = oracle or reference_oracle()
+    for case in cases:
+        why = skip(case) if skip else None
+        if why:
+            yield CaseResult(case, Outcome.SKIPPED, None, why)
+            continue
+        start = time.perf_counter()
+        if not adapter.supports(case.operation):
+            reply = Reply("unsupported", message="operation not supported by the implementation")
+        else:
+            reply = adapter.run(case.operation, case.input, edition=case.edition)
+        seconds = time.perf_counter() - start
+        result = judge(case, reply, operations[case.operation], oracle)
+        result = CaseResult(
+            result.case, result.outcome, result.reply, result.reason, result.diff, seconds
+        )
+        yield decide(result) if decide else result

@@ -1,0 +1,155 @@
+"""Expectations files: the known failures of one implementation, kept honest.
+
+A YAML file lists case ids or glob patterns, each marked ``xfail`` (the implementation is
+known to fail it; ``reason`` says what it does instead, ``issue`` may link a report) or
+``skip`` (do not run it, with a reason).  Strict: an xfail case that passes is *xpassed*
+and fails the run, and an entry that matches no case of the suite is an error, so the file
+never goes stale.  ``write_baseline`` writes such a file from a run's failures.
+
+```yaml
+implementation: flux-core 0.88
+expectations:
+  - id: hostlist.decode.padding-*
+    status: xfail
+    reason: pads each element of an idlist separately
+    issue: https://example.org/issue/1
+  - id: idset.decode.huge-id
+    status: skip
+    reason: wraps large ids silently; skipped until fixed
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from runner._yaml import YamlError, load_document
+from runner.cases import Case
+from runner.engine import CaseResult, Outcome
+from runner.report import compact_json
+
+__all__ = ["Entry", "Expectations", "ExpectationsError", "write_baseline"]
+
+
+class ExpectationsError(Exception):
+    """The expectations file is malformed or stale."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of an expectations file."""
+
+    pattern: str
+    status: str
+    reason: str
+    issue: str | None
+    line: int
+
+    def matches(self, case_id: str) -> bool:
+        """Whether this entry covers ``case_id`` (exact, or glob)."""
+        return case_id == self.pattern or fnmatch.fnmatchcase(case_id, self.pattern)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """A loaded expectations file."""
+
+    path: Path
+    entries: tuple[Entry, ...]
+
+    @classmethod
+    def load(cls, path: Path) -> Expectations:
+        """Read and check ``path``."""
+        try:
+            doc = load_document(path)
+        except (YamlError, OSError) as exc:
+            raise ExpectationsError(f"{path}: {exc}") from None
+        data = doc.data
+        if not isinstance(data, dict) or not isinstance(data.get("expectations"), list):
+            raise ExpectationsError(f"{path}:1: needs a top-level 'expectations' list")
+        unknown = set(data) - {"implementation", "expectations"}
+        if unknown:
+            raise ExpectationsError(f"{path}:1: unknown top-level keys {sorted(unknown)}")
+        entries = []
+        for index, raw in enumerate(data["expectations"]):
+            line = doc.line_of(["expectations", index])
+            if not isinstance(raw, dict):
+                raise ExpectationsError(f"{path}:{line}: an entry is a mapping with id, status, reason")
+            extra = set(raw) - {"id", "status", "reason", "issue"}
+            if extra:
+                raise ExpectationsError(f"{path}:{line}: unknown fields {sorted(extra)}")
+            if not isinstance(raw.get("id"), str) or not raw["id"]:
+                raise ExpectationsError(f"{path}:{line}: 'id' (a case id or glob) is required")
+            if raw.get("status") not in ("xfail", "skip"):
+                raise ExpectationsError(f"{path}:{line}: 'status' must be xfail or skip")
+            if not isinstance(raw.get("reason"), str) or not raw["reason"].strip():
+                raise ExpectationsError(f"{path}:{line}: 'reason' must say what the implementation does")
+            issue = raw.get("issue")
+            if issue is not None and not isinstance(issue, str):
+                raise ExpectationsError(f"{path}:{line}: 'issue' must be a string (a link)")
+            entries.append(Entry(raw["id"], raw["status"], raw["reason"], issue, line))
+        return cls(path, tuple(entries))
+
+    def entry_for(self, case_id: str) -> Entry | None:
+        """The entry covering ``case_id``: an exact id wins over a glob; else the first glob."""
+        for entry in self.entries:
+            if entry.pattern == case_id:
+                return entry
+        for entry in self.entries:
+            if entry.matches(case_id):
+                return entry
+        return None
+
+    def stale(self, case_ids: Iterable[str]) -> list[Entry]:
+        """Entries that match no case of the suite."""
+        ids = list(case_ids)
+        return [e for e in self.entries if not any(e.matches(i) for i in ids)]
+
+    def skip_reason(self, case: Case) -> str | None:
+        """Why ``case`` is not to be run, if the file says so."""
+        entry = self.entry_for(case.id)
+        return f"expectations: {entry.reason}" if entry and entry.status == "skip" else None
+
+    def decide(self, result: CaseResult) -> CaseResult:
+        """Turn expected failures into xfailed, and unexpected passes into xpassed."""
+        entry = self.entry_for(result.case.id)
+        if entry is None or entry.status != "xfail":
+            return result
+        where = f"{self.path}:{entry.line}"
+        if result.outcome in (Outcome.FAILED, Outcome.ERRORED):
+            reason = f"expected failure ({where}): {entry.reason}; this run: {result.reason}"
+            return CaseResult(result.case, Outcome.XFAILED, result.reply, reason, result.diff, result.seconds)
+        if result.outcome is Outcome.PASSED:
+            reason = f"passed, but {where} expects it to fail ({entry.reason}): remove the entry"
+            return CaseResult(result.case, Outcome.XPASSED, result.reply, reason, "", result.seconds)
+        return result
+
+
+def write_baseline(path: Path, results: Sequence[CaseResult], *, impl: str) -> None:
+    """Write an expectations file marking every failed or errored case of a run as xfail."""
+    entries: list[dict[str, Any]] = []
+    for r in results:
+        if r.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.XFAILED):
+            continue
+        actual = compact_json(r.reply.to_json(), 300) if r.reply else "nothing"
+        expected = compact_json(r.case.expected_json(), 300)
+        entries.append({
+            "id": r.case.id,
+            "status": "xfail",
+            "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
+            f"answers {actual} where the case expects {expected}",
+        })
+    doc = {"implementation": impl, "expectations": entries}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "# Baseline written by flux-conformance run --write-expectations.\n"
+        "# Review each reason; an xfail that starts passing fails the run.\n"
+        + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100),
+        encoding="utf-8",
+    )

@@ -1,0 +1,112 @@
+"""The registry of operations the suite knows, read from ``runner/schemas/operations``.
+
+Each operation is registered by one JSON file (see ``docs/writing-cases.md``): its spec,
+input and output JSON Schemas, the error categories an implementation may report (each with
+its meaning), and the comparator that judges an output.  The registry is data so that an
+implementer can read exactly what each operation takes and gives without reading Python.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from runner.comparators import COMPARATORS, Comparator
+
+__all__ = ["OperationSpec", "RegistryError", "load_registry", "schema"]
+
+
+class RegistryError(Exception):
+    """An operation registration is malformed (a bug in the suite, not in a case)."""
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """One of the JSON Schemas shipped in ``runner/schemas`` (e.g. ``case-file.json``)."""
+    text = resources.files("runner").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@dataclass(frozen=True)
+class OperationSpec:
+    """One registered operation."""
+
+    name: str
+    spec: str
+    summary: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    errors: Mapping[str, str]
+    comparator_name: str
+    comparator_doc: str
+    _validators: dict[str, jsonschema.protocols.Validator] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @property
+    def comparator(self) -> Comparator:
+        """The comparator function this operation's outputs are judged by."""
+        return COMPARATORS[self.comparator_name]
+
+    def _validator(self, which: str) -> jsonschema.protocols.Validator:
+        if which not in self._validators:
+            sch = self.input_schema if which == "input" else self.output_schema
+            cls = jsonschema.validators.validator_for(sch, default=jsonschema.Draft202012Validator)
+            self._validators[which] = cls(sch)
+        return self._validators[which]
+
+    def input_problems(self, value: Any) -> list[str]:
+        """Why ``value`` is not a valid input for this operation (empty when it is)."""
+        return [_describe(e) for e in self._validator("input").iter_errors(value)]
+
+    def output_problems(self, value: Any) -> list[str]:
+        """Why ``value`` is not a valid output of this operation (empty when it is)."""
+        return [_describe(e) for e in self._validator("output").iter_errors(value)]
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = "".join(f"[{p!r}]" for p in error.absolute_path)
+    return f"{where or 'value'}: {error.message}"
+
+
+@cache
+def load_registry() -> Mapping[str, OperationSpec]:
+    """Every registered operation, by name, in name order."""
+    meta = jsonschema.Draft202012Validator(schema("operation.json"))
+    folder = resources.files("runner").joinpath("schemas").joinpath("operations")
+    found: dict[str, OperationSpec] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RegistryError(f"{entry.name}: not JSON: {exc}") from None
+        problems = [_describe(e) for e in meta.iter_errors(data)]
+        if problems:
+            raise RegistryError(f"{entry.name}: " + "; ".join(problems))
+        name = data["operation"]
+        if entry.name != f"{name}.json":
+            raise RegistryError(f"{entry.name}: registers {name!r}; the file must be {name}.json")
+        if data["comparator"] not in COMPARATORS:
+            raise RegistryError(f"{entry.name}: unknown comparator {data['comparator']!r}")
+        for which in ("input", "output"):
+            jsonschema.Draft202012Validator.check_schema(data[which])
+        found[name] = OperationSpec(
+            name=name,
+            spec=data["spec"],
+            summary=data["summary"],
+            input_schema=data["input"],
+            output_schema=data["output"],
+            errors=data["errors"],
+            comparator_name=data["comparator"],
+            comparator_doc=data["comparator_doc"],
+        )
+    return found

@@ -1,0 +1,38 @@
+"""The JSON Lines report: a header line, one line per case, a footer line.
+
+Every line is flushed as it is written, so a report cut short by a crash of the runner
+still holds every case judged until then.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from runner.engine import CaseResult, Summary
+from runner.report import Header
+
+__all__ = ["JsonLinesReporter"]
+
+
+class JsonLinesReporter:
+    """Writes ``{"header": ...}``, then ``{"case": ...}`` lines, then ``{"footer": ...}``."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(obj, ensure_ascii=False, default=repr) + "\n")
+        self.stream.flush()
+
+    def start(self, header: Header) -> None:
+        """Write the header line."""
+        self._write({"header": header.to_json()})
+
+    def case(self, result: CaseResult) -> None:
+        """Write one case line."""
+        self._write({"case": result.to_json()})
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the footer line with the counts."""
+        self._write({"footer": {**summary.to_json(), "ok": summary.ok, "interrupted": interrupted}})

@@ -1,0 +1,70 @@
+"""The JUnit XML report: one ``testsuite`` per operation, one ``testcase`` per case."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from runner.engine import CaseResult, Outcome, Summary
+from runner.report import Header, compact_json, replay_command
+
+__all__ = ["JUnitReporter"]
+
+
+class JUnitReporter:
+    """Collects results and writes the XML file when the run finishes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._header: Header | None = None
+        self._results: list[CaseResult] = []
+
+    def start(self, header: Header) -> None:
+        """Remember the header."""
+        self._header = header
+
+    def case(self, result: CaseResult) -> None:
+        """Keep the result."""
+        self._results.append(result)
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the XML file."""
+        assert self._header is not None
+        root = ET.Element("testsuites", name=f"flux-conformance: {self._header.implementation}")
+        suites: dict[str, ET.Element] = {}
+        for result in self._results:
+            op = result.case.operation
+            if op not in suites:
+                suites[op] = ET.SubElement(root, "testsuite", name=op)
+            suite = suites[op]
+            case_el = ET.SubElement(
+                suite, "testcase", name=result.case.id, classname=op,
+                file=str(result.case.file), line=str(result.case.line),
+                time=f"{result.seconds:.6f}",
+            )
+            body = "\n".join([
+                f"input: {compact_json(result.case.input)}",
+                f"expected: {compact_json(result.case.expected_json())}",
+                f"actual: {compact_json(result.reply.to_json()) if result.reply else '-'}",
+                f"replay: {replay_command(self._header, result)}",
+                *(["diff:", result.diff] if result.diff else []),
+            ])
+            if result.outcome in (Outcome.FAILED, Outcome.XPASSED):
+                el = ET.SubElement(case_el, "failure", message=result.reason or result.outcome.value)
+                el.text = body
+            elif result.outcome is Outcome.ERRORED:
+                el = ET.SubElement(case_el, "error", message=result.reason)
+                el.text = body + (f"\nstderr:\n{result.reply.stderr}" if result.reply and result.reply.stderr else "")
+            elif result.outcome in (Outcome.SKIPPED, Outcome.XFAILED):
+                ET.SubElement(case_el, "skipped", message=f"{result.outcome.value}: {result.reason}")
+        for op, suite in suites.items():
+            counts = summary.by_operation.get(op)
+            if counts is None:
+                continue
+            suite.set("tests", str(sum(counts.values())))
+            suite.set("failures", str(counts["failed"] + counts["xpassed"]))
+            suite.set("errors", str(counts["errored"]))
+            suite.set("skipped", str(counts["skipped"] + counts["xfailed"]))
+        ET.indent(root)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ET.ElementTree(root).write(self.path, encoding="utf-8", xml_declaration=True)

@@ -1,0 +1,68 @@
+"""The Markdown report: a summary table per operation and every case that did not pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runner.engine import CaseResult, Outcome, Summary
+from runner.report import Header, compact_json, replay_command
+
+__all__ = ["MarkdownReporter", "md_escape"]
+
+
+def md_escape(text: str) -> str:
+    """Make ``text`` safe inside a Markdown table cell or inline code."""
+    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+class MarkdownReporter:
+    """Collects results and writes the Markdown file when the run finishes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._header: Header | None = None
+        self._bad: list[CaseResult] = []
+
+    def start(self, header: Header) -> None:
+        """Remember the header."""
+        self._header = header
+
+    def case(self, result: CaseResult) -> None:
+        """Keep results that need explaining."""
+        if result.outcome is not Outcome.PASSED:
+            self._bad.append(result)
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the file."""
+        h = self._header
+        assert h is not None
+        verdict = "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        lines = [
+            f"# Conformance report: {h.implementation} {h.version}".rstrip(),
+            "",
+            f"flux-conformance {h.runner_version}, edition {h.edition}, {h.selected} cases, "
+            f"started {h.started}: **{verdict}**.",
+            "",
+            "| operation | " + " | ".join(o.value for o in Outcome) + " |",
+            "| --- | " + " | ".join("---:" for _ in Outcome) + " |",
+        ]
+        for op, counts in sorted(summary.by_operation.items()):
+            lines.append(f"| {op} | " + " | ".join(str(counts[o.value]) for o in Outcome) + " |")
+        lines.append("| **total** | " + " | ".join(f"**{summary.total[o.value]}**" for o in Outcome) + " |")
+        if self._bad:
+            lines += ["", "## Cases that did not pass", ""]
+        for r in self._bad:
+            lines += [
+                f"### `{r.case.id}`: {r.outcome.value}",
+                "",
+                f"- where: `{md_escape(r.case.location)}` (level {r.case.level})",
+                f"- description: {md_escape(r.case.description)}",
+                f"- input: `{md_escape(compact_json(r.case.input, 500))}`",
+                f"- expected: `{md_escape(compact_json(r.case.expected_json(), 500))}`",
+                f"- actual: `{md_escape(compact_json(r.reply.to_json(), 500)) if r.reply else '-'}`",
+                f"- reason: {md_escape(r.reason)}",
+                f"- replay: `{md_escape(replay_command(h, r))}`",
+                "",
+            ]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("\n".join(lines) + "\n", encoding="utf-8")

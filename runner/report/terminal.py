@@ -1,0 +1,117 @@
+"""The terminal report: a progress bar on a TTY, failure details, a summary per operation."""
+
+from __future__ import annotations
+
+from typing import IO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from runner.engine import CaseResult, Outcome, Summary
+from runner.report import Header, compact_json, replay_command
+
+__all__ = ["TerminalReporter"]
+
+_STYLE = {
+    Outcome.PASSED: "green",
+    Outcome.FAILED: "red",
+    Outcome.ERRORED: "magenta",
+    Outcome.SKIPPED: "yellow",
+    Outcome.XFAILED: "cyan",
+    Outcome.XPASSED: "red",
+}
+
+
+class TerminalReporter:
+    """Human-readable output; details for every case that did not pass."""
+
+    def __init__(self, stream: IO[str] | None = None, *, verbose: bool = False,
+                 show_skips: bool = False, color: bool | None = None) -> None:
+        self.console = Console(file=stream, highlight=False, soft_wrap=True,
+                               no_color=color is False, force_terminal=color or None)
+        self.verbose = verbose
+        self.show_skips = show_skips
+        self._progress: Progress | None = None
+        self._task = None
+        self._header: Header | None = None
+        self._bad: list[CaseResult] = []
+
+    def start(self, header: Header) -> None:
+        """Print what is being run and start the progress bar on a terminal."""
+        self._header = header
+        version = f" {header.version}" if header.version else ""
+        self.console.print(
+            f"flux-conformance {header.runner_version}: {header.selected} cases against "
+            f"[bold]{escape(header.implementation)}{escape(version)}[/bold] "
+            f"(edition {header.edition})"
+        )
+        if self.console.is_terminal and not self.verbose:
+            self._progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TimeElapsedColumn(), console=self.console, transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("running", total=header.selected)
+
+    def case(self, result: CaseResult) -> None:
+        """Advance the bar; remember what needs explaining."""
+        if result.outcome.is_bad or (self.show_skips and result.outcome is Outcome.SKIPPED):
+            self._bad.append(result)
+        if self.verbose:
+            style = _STYLE[result.outcome]
+            self.console.print(
+                f"[{style}]{result.outcome.value.upper():8}[/{style}] {escape(result.case.id)}"
+            )
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, advance=1, description=escape(result.case.operation))
+
+    def _detail(self, result: CaseResult) -> None:
+        assert self._header is not None
+        style = _STYLE[result.outcome]
+        case = result.case
+        self.console.print(
+            f"\n[{style} bold]{result.outcome.value.upper()}[/{style} bold] "
+            f"[bold]{escape(case.id)}[/bold]  ({escape(case.location)}) [{case.level}]"
+        )
+        self.console.print(f"  description: {escape(case.description)}")
+        self.console.print(f"  input:       {escape(compact_json(case.input))}")
+        self.console.print(f"  expected:    {escape(compact_json(case.expected_json()))}")
+        if result.reply is not None:
+            self.console.print(f"  actual:      {escape(compact_json(result.reply.to_json()))}")
+        if result.reason:
+            self.console.print(f"  reason:      {escape(result.reason)}")
+        if result.diff:
+            self.console.print("  diff:")
+            for line in result.diff.splitlines():
+                self.console.print(f"    {escape(line)}")
+        if result.reply is not None and result.reply.stderr:
+            self.console.print("  stderr (tail):")
+            for line in result.reply.stderr.splitlines()[-15:]:
+                self.console.print(f"    {escape(line)}")
+        self.console.print(f"  replay:      {escape(replay_command(self._header, result))}")
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Stop the bar, explain every bad case, print the per-operation summary."""
+        if self._progress is not None:
+            self._progress.stop()
+        for result in self._bad:
+            self._detail(result)
+        table = Table(title=None, show_edge=False, pad_edge=False)
+        table.add_column("operation")
+        shown = [o for o in Outcome if summary.total[o.value] or o in (Outcome.PASSED, Outcome.FAILED)]
+        for outcome in shown:
+            table.add_column(outcome.value, justify="right", style=_STYLE[outcome])
+        for op, counts in sorted(summary.by_operation.items()):
+            table.add_row(op, *(str(counts[o.value]) for o in shown))
+        table.add_row("[bold]total[/bold]", *(f"[bold]{summary.total[o.value]}[/bold]" for o in shown))
+        self.console.print()
+        self.console.print(table)
+        counts = ", ".join(f"{summary.total[o.value]} {o.value}" for o in shown)
+        if interrupted:
+            self.console.print(f"[red bold]interrupted[/red bold]: {counts}")
+        elif summary.ok:
+            self.console.print(f"[green bold]conforms[/green bold]: {counts}")
+        else:
+            self.console.print(f"[red bold]does not conform[/red bold]: {counts}")

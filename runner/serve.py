@@ -1,0 +1,84 @@
+"""``flux-conformance serve``: expose a Python implementation over the subprocess protocol.
+
+By default it serves the bundled reference, which is how the suite checks its own
+subprocess transport and how a third party can drive the reference from any language.
+Each request is answered on stdout, one JSON object per line; nothing else is written
+there.  A request that is not JSON, or not a protocol message, is answered with an error
+of category ``protocol`` (and a ``seq`` when one could be read) and the loop goes on; an
+exception escaping the implementation is answered with category ``internal``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Mapping
+from typing import IO, Any
+
+from runner.adapters.base import Implementation
+
+__all__ = ["serve"]
+
+
+def _answer(out: IO[str], message: Mapping[str, Any]) -> None:
+    try:
+        text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:  # an output that JSON cannot carry (NaN, infinity)
+        seq = message.get("seq")
+        text = json.dumps({"seq": seq, "error": {"category": "internal", "message": str(exc)}})
+    out.write(text + "\n")
+    out.flush()
+
+
+def serve(
+    impl: Implementation,
+    *,
+    name: str,
+    version: str,
+    operations: list[str],
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Answer protocol messages from ``stdin`` until ``stop`` or end of input."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    for line in inp:
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            _answer(out, {"error": {"category": "protocol", "message": f"not JSON: {exc}"}})
+            continue
+        if not isinstance(message, dict):
+            _answer(out, {"error": {"category": "protocol", "message": "not a JSON object"}})
+            continue
+        cmd = message.get("cmd")
+        if cmd == "hello":
+            _answer(out, {
+                "protocol": 1,
+                "implementation": {"name": name, "version": version},
+                "operations": operations,
+            })
+        elif cmd == "stop":
+            return 0
+        elif cmd == "run":
+            seq = message.get("seq")
+            operation = message.get("operation")
+            if not isinstance(seq, int) or not isinstance(operation, str) or "input" not in message:
+                _answer(out, {"seq": seq, "error": {
+                    "category": "protocol",
+                    "message": "run needs an integer seq, a string operation and an input",
+                }})
+                continue
+            options = {"edition": message["edition"]} if message.get("edition") else {}
+            try:
+                outcome = dict(impl.run(operation, message["input"], **options))
+            except Exception as exc:
+                print(traceback.format_exc(), file=sys.stderr)
+                outcome = {"error": {"category": "internal", "message": f"{type(exc).__name__}: {exc}"}}
+            _answer(out, {"seq": seq, **outcome})
+        else:
+            _answer(out, {"error": {"category": "protocol", "message": f"unknown cmd {cmd!r}"}})
+    return 0
