@@ -1,0 +1,292 @@
+"""RFC 31 job constraints: validation, and matching against the execution targets of an R.
+
+A constraint is a JSON object with one operator key whose value is an array (RFC 31,
+"Representation").  The reference first *compiles* the whole object, checking every node, and
+only then evaluates it, so whether a constraint is accepted never depends on the R it is
+matched against (a wrong hostlist deep inside an ``or`` branch is an error even when an
+earlier branch already matches everything).
+
+Readings taken where RFC 31 leaves room (see ``notes/readings.md``):
+
+* ``{}`` matches every target; any other object has exactly one key, a known operator.
+* ``properties``: an array of property names, all required; ``^name`` means the target must
+  not have ``name``.  A name (after one ``^``) must be a valid RFC 20 property name, so
+  ``^``, ``^^x``, ``a&b`` and ``""`` are invalid.  A host name is not a property.
+* ``hostlist``: an array of RFC 29 hostlists, ``ranks``: an array of RFC 22 idsets; a target
+  matches if any of them names it.
+* ``and`` / ``or``: arrays of constraint objects; ``not``: the negation of the AND of its
+  values (RFC 31 describes a single value; several draw a warning).
+* Empty arrays: ``and``, ``or`` and ``properties`` match everything; ``not``, ``hostlist`` and
+  ``ranks`` match nothing.
+
+Evaluation is over sets of ranks (interval lists), never over targets one by one: a
+``properties`` term is an intersection of per-property rank sets, ``or`` a union, and so on.
+
+Limits: nesting deeper than :data:`MAX_DEPTH` operators is refused with ``limit``.  Neither the
+compiler nor the evaluator recurses in Python, so depth costs no stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from reference import hostlist
+from reference.errors import FormatError, InvalidError, LimitError, format_path
+from reference.idset import IdSet
+from reference.rset import ResourceSet, load, property_name_problem
+
+__all__ = [
+    "MAX_DEPTH",
+    "OPERATIONS",
+    "OPERATORS",
+    "Constraint",
+    "compile_constraint",
+    "match",
+    "validate_constraint",
+]
+
+#: The operators RFC 31 ("Representation") requires every implementation to support.
+OPERATORS = ("properties", "hostlist", "ranks", "and", "or", "not")
+
+#: Deepest nesting of operators accepted (the reference's own limit; RFC 31 sets none).
+MAX_DEPTH = 1000
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Everything:
+    """``{}``: every target."""
+
+
+@dataclass(frozen=True)
+class Properties:
+    """``properties``: targets with every ``required`` name and none of ``forbidden``."""
+
+    required: tuple[str, ...]
+    forbidden: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hosts:
+    """``hostlist``: targets whose host name is one of ``names``."""
+
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """``ranks``: targets whose rank is in ``ids``."""
+
+    ids: IdSet
+
+
+@dataclass(frozen=True)
+class Logical:
+    """``and`` / ``or`` / ``not`` over ``children`` (``not`` negates their AND)."""
+
+    operator: str
+    children: tuple[Constraint, ...]
+
+
+Constraint = Everything | Properties | Hosts | Ranks | Logical
+
+
+def _fail(reason: str, path: Path) -> InvalidError:
+    return InvalidError(reason, path=path)
+
+
+def _values(obj: dict[str, Any], op: str, path: Path) -> list[Any]:
+    values = obj[op]
+    if not isinstance(values, list):
+        raise _fail(f"the value of {op!r} must be an array", (*path, op))
+    return values
+
+
+def _strings(values: list[Any], op: str, path: Path) -> list[str]:
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise _fail(f"{op} values must be strings", (*path, op, i))
+    return values
+
+
+def _leaf(obj: dict[str, Any], op: str, path: Path, warnings: list[str]) -> Constraint:
+    values = _strings(_values(obj, op, path), op, path)
+    where = format_path((*path, op))
+    if op == "properties":
+        required: list[str] = []
+        forbidden: list[str] = []
+        for i, value in enumerate(values):
+            negated = value.startswith("^")
+            name = value[1:] if negated else value
+            problem = property_name_problem(name)
+            if problem:
+                raise _fail(problem, (*path, op, i))
+            (forbidden if negated else required).append(name)
+        if not values:
+            warnings.append(f"{where}: an empty properties list matches every target")
+        return Properties(tuple(required), tuple(forbidden))
+    if not values:
+        warnings.append(f"{where}: an empty {op} list matches no target")
+    if op == "hostlist":
+        names: set[str] = set()
+        for i, value in enumerate(values):
+            try:
+                names.update(hostlist.decode(value))
+            except LimitError as exc:
+                raise exc.with_path((*path, op, i)) from None
+            except FormatError as exc:
+                raise _fail(f"not a valid RFC 29 hostlist: {exc.reason}", (*path, op, i)) from None
+        return Hosts(frozenset(names))
+    ids = IdSet()
+    for i, value in enumerate(values):
+        try:
+            ids = ids | IdSet.decode(value)
+        except LimitError as exc:
+            raise exc.with_path((*path, op, i)) from None
+        except FormatError as exc:
+            raise _fail(f"not a valid RFC 22 idset: {exc.reason}", (*path, op, i)) from None
+    return Ranks(ids)
+
+
+def compile_constraint(obj: Any) -> tuple[Constraint, list[str]]:
+    """Check an RFC 31 object in full; return its compiled form and any warnings.
+
+    Raises :class:`InvalidError` for an object RFC 31 does not allow and
+    :class:`LimitError` for nesting deeper than :data:`MAX_DEPTH`.
+    """
+    warnings: list[str] = []
+    done: list[Constraint] = []
+    # Post-order walk with an explicit stack: ("visit", obj, path, depth) checks one object
+    # and schedules its children; ("build", op, count) gathers the children's results.
+    work: list[tuple[Any, ...]] = [("visit", obj, (), 0)]
+    while work:
+        task = work.pop()
+        if task[0] == "build":
+            _, op, count = task
+            children = tuple(done[len(done) - count :]) if count else ()
+            del done[len(done) - count :]
+            done.append(Logical(op, children))
+            continue
+        _, node, path, depth = task
+        if depth > MAX_DEPTH:
+            raise LimitError(f"constraint nested deeper than {MAX_DEPTH} levels", path=path)
+        if not isinstance(node, dict):
+            raise _fail("a constraint must be a JSON object", path)
+        if not node:
+            done.append(Everything())
+            continue
+        if len(node) != 1:
+            raise _fail(f"a constraint has exactly one operator, not {len(node)}", path)
+        (op,) = node
+        if op not in OPERATORS:
+            raise _fail(f"unknown constraint operator {op!r}", path)
+        if op in ("and", "or", "not"):
+            values = _values(node, op, path)
+            if op == "not" and len(values) > 1:
+                warnings.append(f"{format_path((*path, op))}: several values; negating their AND")
+            work.append(("build", op, len(values)))
+            work.extend(
+                ("visit", values[i], (*path, op, i), depth + 1)
+                for i in range(len(values) - 1, -1, -1)
+            )
+            continue
+        done.append(_leaf(node, op, path, warnings))
+    return done[0], warnings
+
+
+def validate_constraint(obj: Any) -> list[str]:
+    """Validate an RFC 31 constraint object; return warnings (raise a FormatError if invalid).
+
+    This is the check jobspec validation applies to ``attributes.system.constraints``.
+    """
+    return compile_constraint(obj)[1]
+
+
+def _evaluate(constraint: Constraint, targets: ResourceSet) -> IdSet:
+    """Return the ranks of ``targets`` that satisfy ``constraint`` (iteratively)."""
+    everything = targets.ranks
+    results: list[IdSet] = []
+    work: list[tuple[bool, Constraint]] = [(False, constraint)]
+    while work:
+        built, node = work.pop()
+        if isinstance(node, Logical):
+            if not built:
+                work.append((True, node))
+                work.extend((False, child) for child in reversed(node.children))
+                continue
+            count = len(node.children)
+            parts = results[len(results) - count :] if count else []
+            del results[len(results) - count :]
+            results.append(_logical(node.operator, parts, everything))
+        elif isinstance(node, Everything):
+            results.append(everything)
+        elif isinstance(node, Properties):
+            found = everything
+            for name in node.required:
+                found = found & targets.property(name)
+            for name in node.forbidden:
+                found = found - targets.property(name)
+            results.append(found)
+        elif isinstance(node, Hosts):
+            results.append(targets.ranks_of_hosts(node.names))
+        else:
+            results.append(node.ids & everything)
+    return results[0]
+
+
+def _logical(op: str, parts: Iterable[IdSet], everything: IdSet) -> IdSet:
+    if op == "or":
+        found: IdSet | None = None
+        for part in parts:
+            found = part if found is None else found | part
+        # An empty ``or`` matches everything (RFC 31).
+        return everything if found is None else found
+    found = everything
+    for part in parts:
+        found = found & part
+    return found if op == "and" else everything - found
+
+
+def match(constraint: Any, r_document: Any) -> list[int]:
+    """Return the ranks of ``r_document`` that satisfy ``constraint``, ascending.
+
+    Both are validated in full before anything is evaluated.
+    """
+    compiled, _warnings = compile_constraint(constraint)
+    targets, _ = load(r_document)
+    return list(_evaluate(compiled, targets))
+
+
+def _op_validate(value: Any, *, edition: str) -> dict[str, Any]:
+    del edition
+    return {"warnings": validate_constraint(value)}
+
+
+def _op_match(value: Any, *, edition: str) -> list[int]:
+    del edition
+    if not isinstance(value, dict):
+        raise InvalidError("the input must be an object with constraint and R")
+    for key in ("constraint", "R"):
+        if key not in value:
+            raise InvalidError(f"the input needs {key}")
+    for key in value:
+        if key not in ("constraint", "R"):
+            raise InvalidError(f"unknown key {key!r}")
+    try:
+        compiled, _ = compile_constraint(value["constraint"])
+    except FormatError as exc:
+        raise exc.with_path(("constraint",)) from None
+    try:
+        targets, _ = load(value["R"])
+    except FormatError as exc:
+        raise exc.with_path(("R",)) from None
+    return list(_evaluate(compiled, targets))
+
+
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    "constraint.validate": _op_validate,
+    "constraint.match": _op_match,
+}
