@@ -73,7 +73,7 @@ class TerminalReporter:
         case = result.case
         self.console.print(
             f"\n[{style} bold]{result.outcome.value.upper()}[/{style} bold] "
-            f"[bold]{escape(case.id)}[/bold]  ({escape(case.location)}) [{case.level}]"
+            f"[bold]{escape(case.id)}[/bold]  ({escape(case.location)}) {escape(f'[{case.level}]')}"
         )
         self.console.print(f"  description: {escape(case.description)}")
         self.console.print(f"  input:       {escape(compact_json(case.input))}")

@@ -1,0 +1,79 @@
+"""A self-contained HTML report of one run: summary table and every case that did not pass.
+
+One file, no scripts fetched from anywhere, no server: it opens from disk.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from runner.engine import CaseResult, Outcome, Summary
+from runner.report import Header, compact_json, replay_command
+
+__all__ = ["HtmlReporter"]
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
+td:first-child,th:first-child{text-align:left}
+.failed,.xpassed{color:#b00}.errored{color:#808}.passed{color:#070}.skipped,.xfailed{color:#a60}
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-all}
+details{margin:.4em 0}summary{cursor:pointer}
+"""
+
+
+class HtmlReporter:
+    """Collects results and writes one HTML page when the run finishes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._header: Header | None = None
+        self._bad: list[CaseResult] = []
+
+    def start(self, header: Header) -> None:
+        """Remember the header."""
+        self._header = header
+
+    def case(self, result: CaseResult) -> None:
+        """Keep results that need explaining."""
+        if result.outcome is not Outcome.PASSED:
+            self._bad.append(result)
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the page."""
+        h = self._header
+        assert h is not None
+        e = html.escape
+        verdict = "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        head = "".join(f"<th>{o.value}</th>" for o in Outcome)
+        rows = "".join(
+            f"<tr><td>{e(op)}</td>" + "".join(f"<td class='{o.value}'>{c[o.value]}</td>" for o in Outcome) + "</tr>"
+            for op, c in sorted(summary.by_operation.items())
+        )
+        total = "".join(f"<th>{summary.total[o.value]}</th>" for o in Outcome)
+        details = []
+        for r in self._bad:
+            actual = compact_json(r.reply.to_json(), 5000) if r.reply else "-"
+            details.append(
+                f"<details><summary class='{r.outcome.value}'>{r.outcome.value}: "
+                f"<code>{e(r.case.id)}</code></summary>"
+                f"<p>{e(r.case.description)}<br><small>{e(r.case.location)} · level {r.case.level}</small></p>"
+                f"<pre>input:    {e(compact_json(r.case.input, 5000))}\n"
+                f"expected: {e(compact_json(r.case.expected_json(), 5000))}\n"
+                f"actual:   {e(actual)}\nreason:   {e(r.reason)}"
+                + (f"\ndiff:\n{e(r.diff)}" if r.diff else "")
+                + f"\nreplay:   {e(replay_command(h, r))}</pre></details>"
+            )
+        page = (
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>flux-conformance: {e(h.implementation)}</title><style>{_CSS}</style></head><body>"
+            f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
+            f"<p>flux-conformance {e(h.runner_version)}, edition {e(h.edition)}, {h.selected} cases, "
+            f"started {e(h.started)}: <strong>{verdict}</strong>.</p>"
+            f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
+            + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
+            + "</body></html>\n"
+        )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(page, encoding="utf-8")
