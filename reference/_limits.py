@@ -1,0 +1,51 @@
+"""Limits shared by the id-based formats (RFC 22 idsets, RFC 29 hostlists, RFC 45 ranges).
+
+None of these texts bounds the size of an id or of a list.  The reference sets its own limits so
+that no input can make it hang, exhaust memory or return a different number than it was given;
+input beyond a limit is refused with :class:`~reference.errors.LimitError` (category ``limit``),
+and every check is made *before* anything is expanded.
+
+``MAX_TEXT_LENGTH``
+    64 MiB (67,108,864 characters) of input text.
+``MAX_ID``
+    2**64 - 1: the largest id, count, range bound or operand.  Larger numbers are refused,
+    never wrapped or rounded.
+``MAX_EXPANSION``
+    4,000,000: the longest list an operation returns (ids of an idset, hosts of a hostlist,
+    acceptable counts of a count).
+"""
+
+from __future__ import annotations
+
+from reference.errors import LimitError
+
+__all__ = [
+    "MAX_EXPANSION",
+    "MAX_ID",
+    "MAX_ID_DIGITS",
+    "MAX_TEXT_LENGTH",
+    "check_expansion",
+    "check_text_length",
+]
+
+MAX_TEXT_LENGTH = 64 * 1024 * 1024
+MAX_ID = 2**64 - 1
+#: Decimal digits of MAX_ID: a longer digit string (without leading zeros) is over the limit
+#: without converting it, which keeps int() away from its own digit limit.
+MAX_ID_DIGITS = len(str(MAX_ID))
+MAX_EXPANSION = 4_000_000
+
+
+def check_text_length(text: str, what: str) -> None:
+    """Refuse ``text`` longer than :data:`MAX_TEXT_LENGTH` before any parsing starts."""
+    if len(text) > MAX_TEXT_LENGTH:
+        raise LimitError(
+            f"{what} is {len(text)} characters long; the limit is {MAX_TEXT_LENGTH}",
+            span=(MAX_TEXT_LENGTH, len(text)),
+        )
+
+
+def check_expansion(size: int, what: str) -> None:
+    """Refuse to expand ``size`` items when that exceeds :data:`MAX_EXPANSION`."""
+    if size > MAX_EXPANSION:
+        raise LimitError(f"{what} would expand to {size} items; the limit is {MAX_EXPANSION}")

@@ -1,0 +1,418 @@
+"""RFC 22 idsets: compact strings for sets of non-negative integer ids (``1-3,5,42``).
+
+An :class:`IdSet` is an immutable set of ids kept as a sorted tuple of disjoint, non-adjacent,
+inclusive ``(lo, hi)`` intervals; it is never expanded id by id unless iterated, so
+``0-18446744073709551615`` costs two integers.
+
+Decoding is strict: it follows RFC 22 (Implementation) and the suite's readings
+(docs: /work/shared/notes/readings.md, "RFC 22 idsets"):
+
+* ids are decimal, without leading zeros (``0`` itself is fine), strictly ascending and unique,
+  so ``3,1``, ``1,1`` and ``1-3,2`` are refused;
+* one optional pair of brackets may surround the whole string; ``""`` and ``[]`` are the empty
+  set;
+* a degenerate range such as ``3-3`` is refused (the text is open; the reference follows
+  flux-core), as are empty elements (``1,,2``, ``,1``, ``1,``) and any character other than
+  digits, ``,``, ``-``, ``[`` and ``]`` (whitespace included).
+
+Every refusal is a :class:`~reference.errors.ParseError` (category ``syntax``) whose span points
+at the offending text.
+
+Limits (see :mod:`reference._limits`), all checked before anything is expanded:
+
+* input text longer than 64 MiB -> ``limit``;
+* an id above 2**64 - 1 -> ``limit`` (never wrapped: ids are Python integers);
+* the ``idset.decode`` operation returns a list, so a set of more than 4,000,000 ids
+  (``0-99999999999999``) -> ``limit``; the :class:`IdSet` itself has no size limit.
+
+Encoding produces the canonical form: every run of two or more consecutive ids becomes
+``lo-hi``, single ids stay alone, no brackets unless asked for.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from reference._limits import (
+    MAX_ID,
+    MAX_ID_DIGITS,
+    check_expansion,
+    check_text_length,
+)
+from reference.errors import InvalidError, LimitError, ParseError
+
+__all__ = ["OPERATIONS", "IdSet", "decode", "encode"]
+
+Interval = tuple[int, int]
+
+# The whole alphabet of RFC 22 (Implementation); anything else is refused up front, which
+# also keeps int() from accepting what it would (spaces, underscores, non-ASCII digits).
+_FOREIGN_CHAR = re.compile(r"[^0-9,\-\[\]]")
+
+
+@dataclass(frozen=True)
+class IdSet:
+    """An immutable set of non-negative integer ids, stored as sorted inclusive intervals.
+
+    ``intervals`` is canonical: ascending, each ``lo <= hi``, and no two intervals overlap or
+    touch (``(1, 2), (3, 4)`` is written ``(1, 4)``).  The constructor checks that; use
+    :meth:`from_intervals` to normalise arbitrary intervals.
+    """
+
+    intervals: tuple[Interval, ...] = ()
+
+    def __post_init__(self) -> None:
+        previous = -2
+        for pair in self.intervals:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise InvalidError(f"an interval must be a (lo, hi) pair, not {pair!r}")
+            lo, hi = pair
+            _check_id(lo)
+            _check_id(hi)
+            if lo > hi or lo <= previous + 1:
+                raise InvalidError(
+                    "intervals must ascend, be disjoint and not touch; "
+                    "use IdSet.from_intervals() to normalise them"
+                )
+            previous = hi
+
+    @classmethod
+    def _trusted(cls, intervals: tuple[Interval, ...]) -> IdSet:
+        # Internal results are canonical by construction; skip the O(n) re-check.
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "intervals", intervals)
+        return obj
+
+    # -- constructors -------------------------------------------------------------------------
+
+    @classmethod
+    def decode(cls, text: str) -> IdSet:
+        """Strictly decode an RFC 22 idset string (``ParseError``/``LimitError`` on bad input)."""
+        return _parse_idset(text)
+
+    @classmethod
+    def from_ids(cls, ids: Iterable[int]) -> IdSet:
+        """Return the set of ``ids`` (any order, duplicates allowed).
+
+        Raises :class:`InvalidError` for anything but a non-negative ``int`` and
+        :class:`LimitError` for an id above 2**64 - 1.
+        """
+        values = list(ids)
+        if not all(type(value) is int for value in values):
+            for value in values:
+                _check_id(value)
+        ordered = sorted(set(values))
+        if not ordered:
+            return _EMPTY
+        _check_id(ordered[0])
+        _check_id(ordered[-1])
+        out: list[Interval] = []
+        lo = hi = ordered[0]
+        for value in ordered[1:]:
+            if value == hi + 1:
+                hi = value
+            else:
+                out.append((lo, hi))
+                lo = hi = value
+        out.append((lo, hi))
+        return cls._trusted(tuple(out))
+
+    @classmethod
+    def from_intervals(cls, intervals: Iterable[Interval]) -> IdSet:
+        """Return the union of inclusive ``(lo, hi)`` intervals (any order, overlaps allowed)."""
+        pairs = []
+        for pair in intervals:
+            if not (isinstance(pair, tuple | list) and len(pair) == 2):
+                raise InvalidError(f"an interval must be a (lo, hi) pair, not {pair!r}")
+            lo, hi = pair
+            _check_id(lo)
+            _check_id(hi)
+            if lo > hi:
+                raise InvalidError(f"interval ({lo}, {hi}) has lo > hi")
+            pairs.append((lo, hi))
+        pairs.sort()
+        return cls._trusted(_coalesce(pairs))
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def encode(self, *, brackets: bool = False) -> str:
+        """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
+        body = ",".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.intervals])
+        return f"[{body}]" if brackets else body
+
+    def __str__(self) -> str:
+        return self.encode()
+
+    def __repr__(self) -> str:
+        return f"IdSet.decode({self.encode()!r})"
+
+    # -- queries ------------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """The number of ids (unbounded, unlike ``len()`` which Python caps at sys.maxsize)."""
+        return sum(hi - lo + 1 for lo, hi in self.intervals)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def __iter__(self) -> Iterator[int]:
+        for lo, hi in self.intervals:
+            yield from range(lo, hi + 1)
+
+    def __contains__(self, item: object) -> bool:
+        if type(item) is not int:
+            return False
+        index = bisect_right(self.intervals, item, key=_lower) - 1
+        return index >= 0 and self.intervals[index][1] >= item
+
+    def first(self) -> int | None:
+        """Return the smallest id, or ``None`` for the empty set."""
+        return self.intervals[0][0] if self.intervals else None
+
+    def last(self) -> int | None:
+        """Return the largest id, or ``None`` for the empty set."""
+        return self.intervals[-1][1] if self.intervals else None
+
+    # -- set algebra (linear merges over the interval lists) ----------------------------------
+
+    def union(self, other: IdSet) -> IdSet:
+        """Ids in either set."""
+        return IdSet._trusted(_coalesce(heapq.merge(self.intervals, other.intervals)))
+
+    def intersection(self, other: IdSet) -> IdSet:
+        """Ids in both sets."""
+        out: list[Interval] = []
+        a, b = self.intervals, other.intervals
+        i = j = 0
+        while i < len(a) and j < len(b):
+            lo = max(a[i][0], b[j][0])
+            hi = min(a[i][1], b[j][1])
+            if lo <= hi:
+                out.append((lo, hi))
+            if a[i][1] < b[j][1]:
+                i += 1
+            else:
+                j += 1
+        return IdSet._trusted(tuple(out))
+
+    def difference(self, other: IdSet) -> IdSet:
+        """Ids in this set and not in ``other``."""
+        out: list[Interval] = []
+        b = other.intervals
+        j = 0
+        for lo, hi in self.intervals:
+            start = lo
+            # Skip intervals of ``other`` that end before this one starts.
+            while j < len(b) and b[j][1] < start:
+                j += 1
+            k = j
+            while k < len(b) and b[k][0] <= hi:
+                if b[k][0] > start:
+                    out.append((start, b[k][0] - 1))
+                start = max(start, b[k][1] + 1)
+                if start > hi:
+                    break
+                k += 1
+            if start <= hi:
+                out.append((start, hi))
+        return IdSet._trusted(tuple(out))
+
+    def isdisjoint(self, other: IdSet) -> bool:
+        """Whether the sets share no id."""
+        return not self.intersection(other)
+
+    def issubset(self, other: IdSet) -> bool:
+        """Whether every id of this set is in ``other``."""
+        return not self.difference(other)
+
+    def __or__(self, other: object) -> IdSet:
+        return self.union(other) if isinstance(other, IdSet) else NotImplemented
+
+    def __and__(self, other: object) -> IdSet:
+        return self.intersection(other) if isinstance(other, IdSet) else NotImplemented
+
+    def __sub__(self, other: object) -> IdSet:
+        return self.difference(other) if isinstance(other, IdSet) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self.issubset(other) if isinstance(other, IdSet) else NotImplemented
+
+
+def _lower(pair: Interval) -> int:
+    return pair[0]
+
+
+def _coalesce(pairs: Iterable[Interval]) -> tuple[Interval, ...]:
+    """Merge sorted (by lo) intervals that overlap or touch."""
+    out: list[Interval] = []
+    for lo, hi in pairs:
+        if out and lo <= out[-1][1] + 1:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+def _check_id(value: object) -> None:
+    """Refuse anything but an ``int`` (``bool`` excluded) in ``0 .. MAX_ID``."""
+    if type(value) is not int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = int(value)
+        else:
+            raise InvalidError(f"an id must be a non-negative integer, not {value!r}")
+    if value < 0:
+        raise InvalidError(f"an id must be non-negative, not {value}")
+    if value > MAX_ID:
+        raise LimitError(f"id {value} exceeds the limit {MAX_ID}")
+
+
+_EMPTY = IdSet._trusted(())
+
+
+# -- the parser ---------------------------------------------------------------------------------
+#
+# Grammar (RFC 22, Implementation, with the readings):
+#
+#     idset   = "[" list "]" | list
+#     list    = [ element { "," element } ]
+#     element = id [ "-" id ]
+#     id      = "0" | nonzero { digit }
+#
+# The language is flat and idsets of a million ids are ordinary, so the rules slice the text
+# with str.split/str.find (C speed) instead of pulling one token object per character; each
+# rule is still one function, and every error carries the source and the span it is about.
+
+
+def _fail(text: str, reason: str, start: int, end: int) -> ParseError:
+    return ParseError(reason, source=text, span=(start, max(end, start + 1)))
+
+
+def _parse_idset(text: str) -> IdSet:
+    """Parse ``idset = "[" list "]" | list``."""
+    check_text_length(text, "idset string")
+    foreign = _FOREIGN_CHAR.search(text)
+    if foreign is not None:
+        at = foreign.start()
+        raise _fail(text, f"character {text[at]!r} is not allowed in an idset", at, at + 1)
+    start, end = 0, len(text)
+    if text.startswith("["):
+        if len(text) < 2 or not text.endswith("]"):
+            raise _fail(text, "'[' is not closed by a final ']'", 0, 1)
+        start, end = 1, end - 1
+    for bracket in "[]":
+        at = text.find(bracket, start, end)
+        if at >= 0:
+            raise _fail(text, "brackets may only surround the whole idset, once", at, at + 1)
+    return _parse_list(text, start, end)
+
+
+def _parse_list(text: str, start: int, end: int) -> IdSet:
+    """Parse ``list = [ element { "," element } ]``, ids strictly ascending."""
+    if start == end:
+        return _EMPTY
+    out: list[Interval] = []
+    append = out.append
+    previous = -1
+    pieces = text[start:end].split(",")
+    for index, piece in enumerate(pieces):
+        # Fast path for the common single id; everything else goes through the rules.  The
+        # alphabet was checked already, so isdigit() here means ASCII digits only.
+        if piece.isdigit() and (piece[0] != "0" or len(piece) == 1) and len(piece) < MAX_ID_DIGITS:
+            lo = hi = int(piece)
+        else:
+            lo, hi = _parse_element(text, piece, _offset(pieces, index, start))
+        if lo <= previous:
+            position = _offset(pieces, index, start)
+            raise _fail(
+                text, "ids must be strictly ascending and unique", position, position + len(piece)
+            )
+        if out and lo == previous + 1:
+            out[-1] = (out[-1][0], hi)
+        else:
+            append((lo, hi))
+        previous = hi
+    return IdSet._trusted(tuple(out))
+
+
+def _offset(pieces: list[str], index: int, start: int) -> int:
+    """Return where ``pieces[index]`` starts in the text (computed only when needed)."""
+    return start + sum(len(piece) + 1 for piece in pieces[:index])
+
+
+def _parse_element(text: str, piece: str, position: int) -> Interval:
+    """Parse ``element = id [ "-" id ]``, with lo < hi."""
+    if not piece:
+        raise _fail(text, "empty element (expected an id)", position, position)
+    hyphen = piece.find("-")
+    if hyphen < 0:
+        value = _parse_id(text, piece, position)
+        return value, value
+    lo = _parse_id(text, piece[:hyphen], position)
+    hi = _parse_id(text, piece[hyphen + 1 :], position + hyphen + 1)
+    if hi < lo:
+        raise _fail(text, "range ends below its start", position, position + len(piece))
+    if hi == lo:
+        # RFC 22 leaves `3-3` open; the reference refuses it, as flux-core does.
+        raise _fail(text, "degenerate range (write the id alone)", position, position + len(piece))
+    return lo, hi
+
+
+def _parse_id(text: str, digits: str, position: int) -> int:
+    """Parse ``id = "0" | nonzero { digit }``, at most MAX_ID."""
+    if not digits:
+        raise _fail(text, "expected an id", position, position)
+    if not digits.isdigit():
+        at = position + next(i for i, c in enumerate(digits) if not c.isdigit())
+        raise _fail(text, f"unexpected {text[at]!r} in an id", at, at + 1)
+    if digits[0] == "0" and len(digits) > 1:
+        raise _fail(text, "ids are written without leading zeros", position, position + len(digits))
+    if len(digits) > MAX_ID_DIGITS or int(digits) > MAX_ID:
+        raise LimitError(
+            f"id exceeds the limit {MAX_ID}", source=text, span=(position, position + len(digits))
+        )
+    return int(digits)
+
+
+# -- module functions and operations ------------------------------------------------------------
+
+
+def decode(text: str) -> IdSet:
+    """Strictly decode an RFC 22 idset string; see :meth:`IdSet.decode`."""
+    return IdSet.decode(text)
+
+
+def encode(ids: Iterable[int]) -> str:
+    """Return the canonical RFC 22 string for ``ids`` (any order, duplicates ignored)."""
+    return IdSet.from_ids(ids).encode()
+
+
+def _op_decode(value: Any, *, edition: str) -> list[int]:
+    del edition
+    if not isinstance(value, str):
+        raise InvalidError(f"idset.decode takes a string, not {type(value).__name__}")
+    ids = IdSet.decode(value)
+    check_expansion(ids.size, "idset")
+    return list(ids)
+
+
+def _op_encode(value: Any, *, edition: str) -> str:
+    del edition
+    if not isinstance(value, list):
+        raise InvalidError(f"idset.encode takes a list of ids, not {type(value).__name__}")
+    return encode(value)
+
+
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    "idset.decode": _op_decode,
+    "idset.encode": _op_encode,
+}
