@@ -1,0 +1,40 @@
+"""Faulty in-process implementations (for runner tests)."""
+
+from reference.errors import FormatError
+from reference.operations import run
+
+
+class Raising:
+    """Raises on every case."""
+
+    def run(self, operation, input, **options):
+        raise RuntimeError("boom")
+
+
+class Wrong:
+    """Answers every case with an empty list."""
+
+    def run(self, operation, input, **options):
+        return {"output": []}
+
+
+class Broken:
+    """Returns something that is not an outcome."""
+
+    def run(self, operation, input, **options):
+        return {"result": 1}
+
+
+def good(operation, input, **options):
+    """A plain function implementation that is right."""
+    try:
+        return {"output": run(operation, input, **options)}
+    except FormatError as exc:
+        return {"error": {"category": exc.category, "message": str(exc)}}
+
+
+class WrongCategory:
+    """Reports a category the operation does not have."""
+
+    def run(self, operation, input, **options):
+        return {"error": {"category": "nonsense", "message": "?"}}

@@ -1,0 +1,175 @@
+"""The subprocess transport against faulty fake implementations.
+
+Each run must finish, report every case, and leave no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from support import fake_command
+
+from runner.adapters.base import AdapterError
+from runner.adapters.subprocess import MAX_LINE_BYTES, SubprocessAdapter
+from runner.cases import Suite
+from runner.engine import Outcome, run_cases
+
+
+def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
+    adapter = SubprocessAdapter(fake_command(mode, arg), timeout=timeout, start_timeout=timeout)
+    try:
+        adapter.start()
+    except AdapterError:
+        pass
+    try:
+        results = list(run_cases(suite.cases, adapter, suite.operations))
+    finally:
+        proc = adapter._proc
+        adapter.close()
+    return adapter, results, proc
+
+
+def _outcomes(results):
+    return {r.case.id: r.outcome for r in results}
+
+
+def _group_gone(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_good_implementation_passes_everything(mini_suite):
+    adapter, results, proc = _run(mini_suite, "good")
+    assert [r.outcome for r in results] == [Outcome.PASSED] * len(mini_suite.cases)
+    assert adapter.name == "fake-good"
+    assert adapter.restarts == 0
+    assert _group_gone(proc.proc.pid)
+
+
+def test_wrong_answers_fail_but_run_completes(mini_suite):
+    _, results, _ = _run(mini_suite, "wrong")
+    outcomes = _outcomes(results)
+    assert len(results) == len(mini_suite.cases)
+    assert outcomes["mini.range"] is Outcome.FAILED
+    assert outcomes["mini.leading-zero"] is Outcome.FAILED
+    failed = next(r for r in results if r.case.id == "mini.range")
+    assert "[987654321]" in str(failed.reply.to_json())
+    assert failed.diff
+
+
+def test_garbage_line_errors_one_case_and_restarts(mini_suite):
+    adapter, results, _ = _run(mini_suite, "garbage", "1,5")
+    outcomes = _outcomes(results)
+    assert outcomes["mini.list"] is Outcome.ERRORED
+    assert "not a JSON object" in next(r.reason for r in results if r.case.id == "mini.list")
+    others = [o for i, o in outcomes.items() if i != "mini.list"]
+    assert others == [Outcome.PASSED] * (len(mini_suite.cases) - 1)
+    assert adapter.restarts == 1
+
+
+def test_crash_errors_one_case_with_stderr_tail(mini_suite):
+    adapter, results, _ = _run(mini_suite, "crash", "1,5")
+    crashed = next(r for r in results if r.case.id == "mini.list")
+    assert crashed.outcome is Outcome.ERRORED
+    assert "exited with status 3" in crashed.reason
+    assert "crashing on purpose" in crashed.reply.stderr
+    assert sum(r.outcome is Outcome.PASSED for r in results) == len(mini_suite.cases) - 1
+
+
+def test_hang_times_out_and_the_run_goes_on(mini_suite):
+    start = time.monotonic()
+    adapter, results, _ = _run(mini_suite, "hang", "1,5", timeout=1.0)
+    assert time.monotonic() - start < 15
+    hung = next(r for r in results if r.case.id == "mini.list")
+    assert hung.outcome is Outcome.ERRORED
+    assert "timeout" in hung.reason
+    assert sum(r.outcome is Outcome.PASSED for r in results) == len(mini_suite.cases) - 1
+
+
+def test_wrong_seq_is_errored(mini_suite):
+    _, results, _ = _run(mini_suite, "wrong-seq")
+    assert {r.outcome for r in results} == {Outcome.ERRORED}
+    assert all("seq" in r.reason for r in results)
+
+
+def test_exit_mid_run_restarts(mini_suite):
+    adapter, results, _ = _run(mini_suite, "exit-after", "2")
+    outcomes = [r.outcome for r in results]
+    assert len(outcomes) == len(mini_suite.cases)
+    # Every third case finds the process gone (it exits after two answers), is errored,
+    # and the next case runs on a fresh process.
+    assert outcomes[:2] == [Outcome.PASSED, Outcome.PASSED]
+    assert outcomes[2] is Outcome.ERRORED
+    assert outcomes[3] is Outcome.PASSED
+    assert adapter.restarts >= 1
+
+
+def test_broken_hello_gives_up_and_reports_every_case(mini_suite):
+    for mode in ("no-hello", "bad-hello"):
+        _, results, _ = _run(mini_suite, mode)
+        assert len(results) == len(mini_suite.cases)
+        assert {r.outcome for r in results} == {Outcome.ERRORED}
+        assert "gave up" in results[-1].reason
+
+
+def test_silent_hello_times_out(mini_suite):
+    start = time.monotonic()
+    _, results, _ = _run(mini_suite, "slow-hello", timeout=0.5)
+    assert {r.outcome for r in results} == {Outcome.ERRORED}
+    assert time.monotonic() - start < 10
+
+
+def test_missing_command_is_errored_not_raised(mini_suite):
+    adapter = SubprocessAdapter("/nonexistent/implementation --flag", timeout=1)
+    with pytest.raises(AdapterError, match="cannot start"):
+        adapter.start()
+    results = list(run_cases(mini_suite.cases, adapter, mini_suite.operations))
+    assert {r.outcome for r in results} == {Outcome.ERRORED}
+    adapter.close()
+
+
+def test_fork_leaves_no_child_behind(mini_suite):
+    _, results, proc = _run(mini_suite, "fork")
+    assert all(r.outcome is Outcome.PASSED for r in results)
+    assert _group_gone(proc.proc.pid)
+
+
+def test_unannounced_operations_are_skipped(mini_suite):
+    _, results, _ = _run(mini_suite, "unsupported")
+    assert {r.outcome for r in results} == {Outcome.SKIPPED}
+
+
+def test_reply_breaking_schema_is_errored(mini_suite):
+    _, results, _ = _run(mini_suite, "schema")
+    assert {r.outcome for r in results} == {Outcome.ERRORED}
+    assert all("breaks the protocol" in r.reason for r in results)
+
+
+def test_stderr_flood_keeps_only_a_tail(mini_suite):
+    _, results, _ = _run(mini_suite, "flood")
+    assert all(r.outcome is Outcome.PASSED for r in results)
+
+
+def test_overlong_reply_is_refused(mini_suite):
+    assert MAX_LINE_BYTES < 100 * (1 << 20)
+    _, results, _ = _run(mini_suite, "big", "1,5", timeout=20)
+    big = next(r for r in results if r.case.id == "mini.list")
+    assert big.outcome is Outcome.ERRORED
+    assert "longer than" in big.reason
+    assert sum(r.outcome is Outcome.PASSED for r in results) == len(mini_suite.cases) - 1
+
+
+def test_closed_stdout_is_errored(mini_suite):
+    _, results, proc = _run(mini_suite, "close-stdout", "1,5")
+    closed = next(r for r in results if r.case.id == "mini.list")
+    assert closed.outcome is Outcome.ERRORED
+    assert "closed its stdout" in closed.reason or "exited" in closed.reason
+    assert _group_gone(proc.proc.pid)
