@@ -15,6 +15,22 @@ The comparators, documented where they are registered:
 ``hostlist_string``
     For ``hostlist.encode``: the output must be a string that strictly decodes (RFC 29) to
     the same ordered list, duplicates included, as the expected string.
+``validation``
+    For validators (``R.validate``, ``constraint.validate``): the output must be
+    ``{"warnings": [strings]}``.  Warnings are advice, not contract: their text and number
+    are not compared (a case that expects rejection asserts an error category instead).
+``rset_decoded``
+    For ``R.union``, ``R.diff``, ``R.intersect``: the output must be an R the reference
+    accepts, and its per-rank decoded form (``R.decode``) must equal the expected R's.
+``rset_document``
+    For ``R.encode``: as ``rset_decoded``, and ``execution.starttime`` / ``expiration`` must
+    be present exactly when the expected R has them, with equal values.
+``constraint_semantic``
+    For ``constraint.parse_query``: the output must be a valid RFC 31 object that selects
+    the same targets as the expected one on every R built from what the two mention: each
+    property subset (all subsets up to 10 names, a fixed sample beyond), one host of each
+    pattern of membership in the mentioned hostlists plus a host in none, and one rank of
+    each pattern of membership in the mentioned idsets plus ranks in none.
 """
 
 from __future__ import annotations
@@ -80,3 +96,178 @@ COMPARATORS: dict[str, Comparator] = {
     "idset_string": _decodes_alike("idset.decode", "idset"),
     "hostlist_string": _decodes_alike("hostlist.decode", "hostlist"),
 }
+
+
+# -- RFC 20 / RFC 31 / RFC 35 comparators (validation, rset_decoded, rset_document,
+# -- constraint_semantic); documented in the module docstring.
+
+
+def _validation(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+    del expected, oracle
+    if not isinstance(actual, dict) or set(actual) != {"warnings"}:
+        return "output is not an object with exactly the key 'warnings'"
+    warnings = actual["warnings"]
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        return "'warnings' is not a list of strings"
+    return None
+
+
+def _first_difference(want: list[Any], got: list[Any]) -> str:
+    for w, g in zip(want, got, strict=False):
+        if not json_equal(w, g):
+            return f"expected {w!r}, got {g!r}"
+    if len(want) != len(got):
+        return f"expected {len(want)} ranks, got {len(got)}"
+    return "they differ"  # pragma: no cover - only reached when the lists are equal
+
+
+def _rset_alike(*, times: bool) -> Comparator:
+    def compare(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+        from reference.errors import FormatError
+
+        try:
+            got = oracle("R.decode", actual)
+        except FormatError as exc:
+            return f"output is not a valid R: {exc}"
+        want = oracle("R.decode", expected)
+        if not json_equal(want, got):
+            return f"output decodes to a different resource set: {_first_difference(want, got)}"
+        if times:
+            for key in ("starttime", "expiration"):
+                w = expected.get("execution", {}).get(key)
+                g = actual.get("execution", {}).get(key)
+                if (w is None) != (g is None) or (w is not None and w != g):
+                    return f"execution.{key} is {g!r}, expected {w!r}"
+        return None
+
+    compare.__name__ = "_rset_document" if times else "_rset_decoded"
+    return compare
+
+
+#: Above this many mentioned properties, the semantic comparator samples property subsets.
+_MAX_EXHAUSTIVE_PROPERTIES = 10
+
+
+def _mentions(constraint: Any) -> tuple[set[str], list[str], list[str]]:
+    """Property names (without ``^``), hostlist strings and idset strings a constraint uses."""
+    props: set[str] = set()
+    hosts: list[str] = []
+    ranks: list[str] = []
+    stack = [constraint]
+    while stack:
+        node = stack.pop()
+        for op, values in node.items():
+            if op == "properties":
+                props.update(v[1:] if v.startswith("^") else v for v in values)
+            elif op == "hostlist":
+                hosts.extend(values)
+            elif op == "ranks":
+                ranks.extend(values)
+            else:
+                stack.extend(values)
+    return props, hosts, ranks
+
+
+def _representatives(groups: list[list[Any]]) -> list[Any]:
+    """One member per distinct pattern of membership in ``groups`` (first seen wins)."""
+    seen: dict[frozenset[int], Any] = {}
+    membership: dict[Any, set[int]] = {}
+    for index, group in enumerate(groups):
+        for item in group:
+            membership.setdefault(item, set()).add(index)
+    for item, where in membership.items():
+        seen.setdefault(frozenset(where), item)
+    return list(seen.values())
+
+
+def _property_subsets(names: list[str]) -> list[tuple[str, ...]]:
+    import itertools
+    import random
+
+    if len(names) <= _MAX_EXHAUSTIVE_PROPERTIES:
+        return [
+            tuple(n for bit, n in enumerate(names) if mask >> bit & 1)
+            for mask in range(1 << len(names))
+        ]
+    # Too many for every subset: every subset of size <= 2, their complements, and a fixed
+    # pseudo-random sample (the seed keeps verdicts reproducible).
+    out: set[tuple[str, ...]] = {(), tuple(names)}
+    for size in (1, 2):
+        for combo in itertools.combinations(names, size):
+            out.add(combo)
+            out.add(tuple(n for n in names if n not in combo))
+    rng = random.Random(31)
+    for _ in range(1024):
+        out.add(tuple(n for n in names if rng.random() < 0.5))
+    return sorted(out)
+
+
+def _constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+    """Check that ``actual`` selects what ``expected`` does on every R built from their terms."""
+    from reference.errors import FormatError
+
+    if json_equal(expected, actual):
+        return None
+    try:
+        oracle("constraint.validate", actual)
+    except FormatError as exc:
+        return f"output is not a valid RFC 31 constraint: {exc}"
+    props_a, hosts_a, ranks_a = _mentions(expected)
+    props_b, hosts_b, ranks_b = _mentions(actual)
+    names = sorted(props_a | props_b)
+    host_groups = [oracle("hostlist.decode", text) for text in (*hosts_a, *hosts_b)]
+    rank_groups = [oracle("idset.decode", text) for text in (*ranks_a, *ranks_b)]
+    all_hosts = {h for group in host_groups for h in group}
+    none_host = "none"
+    while none_host in all_hosts:
+        none_host += "x"
+    host_reps = [*_representatives(host_groups), none_host]
+    rank_reps = _representatives(rank_groups)
+    fresh = max((r for group in rank_groups for r in group), default=-1) + 1
+    combos = [(h, p) for h in host_reps for p in _property_subsets(names)]
+    # Every (host, properties) combination goes with one rank outside every mentioned idset
+    # (there are as many such ranks as needed) and with each representative of a mentioned
+    # rank pattern; a rank may appear once per R, so the latter are spread over several Rs.
+    layouts: list[list[tuple[int, str, tuple[str, ...]]]] = [
+        [(fresh + i, h, p) for i, (h, p) in enumerate(combos)]
+    ]
+    if rank_reps:
+        for h, p in combos:
+            layouts.append([(rank, h, p) for rank in sorted(rank_reps)])
+    for targets in layouts:
+        targets.sort()
+        by_prop: dict[str, list[int]] = {}
+        for rank, _host, chosen in targets:
+            for name in chosen:
+                by_prop.setdefault(name, []).append(rank)
+        r_doc = {
+            "version": 1,
+            "execution": {
+                "R_lite": [
+                    {
+                        "rank": oracle("idset.encode", [t[0] for t in targets]),
+                        "children": {"core": "0"},
+                    }
+                ],
+                "nodelist": [",".join(t[1] for t in targets)],
+                "properties": {n: oracle("idset.encode", ids) for n, ids in by_prop.items()},
+            },
+        }
+        want = oracle("constraint.match", {"constraint": expected, "R": r_doc})
+        got = oracle("constraint.match", {"constraint": actual, "R": r_doc})
+        if want != got:
+            odd = sorted(set(want) ^ set(got))[0]
+            rank, host, chosen = next(t for t in targets if t[0] == odd)
+            verdict = "selects" if odd in got else "does not select"
+            return (
+                f"output {verdict} a target that the expected constraint "
+                f"{'does not' if odd in got else 'does'}: rank {rank}, host {host!r}, "
+                f"properties {list(chosen)}"
+            )
+    return None
+
+
+COMPARATORS["validation"] = _validation
+COMPARATORS["rset_decoded"] = _rset_alike(times=False)
+COMPARATORS["rset_document"] = _rset_alike(times=True)
+COMPARATORS["constraint_semantic"] = _constraint_semantic
