@@ -86,9 +86,12 @@ def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode) and key.value == part:
                 return value  # type: ignore[no-any-return]
-    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-        if 0 <= part < len(node.value):
-            return node.value[part]  # type: ignore[no-any-return]
+    elif (
+        isinstance(node, yaml.SequenceNode)
+        and isinstance(part, int)
+        and 0 <= part < len(node.value)
+    ):
+        return node.value[part]  # type: ignore[no-any-return]
     return None
 
 
@@ -140,7 +143,9 @@ def _check_scalar(node: yaml.ScalarNode) -> str | None:
     if tag == _BOOL_TAG and value not in ("true", "false"):
         return f"plain {value!r} is a boolean in YAML 1.1: write true/false, or quote it"
     if tag == _INT_TAG and not _PLAIN_INT.match(value):
-        return f"plain {value!r} is read as the integer {_int_value(value)}: quote it or write decimal"
+        return (
+            f"plain {value!r} is read as the integer {_int_value(value)}: quote it or write decimal"
+        )
     if tag == _FLOAT_TAG and not _PLAIN_FLOAT.match(value):
         return f"plain {value!r} is a YAML 1.1 special float: quote it or write e.g. 1.5"
     if tag == _NULL_TAG and value not in ("", "null"):
@@ -154,7 +159,7 @@ def _check_scalar(node: yaml.ScalarNode) -> str | None:
 
 def _int_value(text: str) -> str:
     try:
-        return str(yaml.load(text, Loader=_Loader))  # noqa: S506 - safe loader
+        return str(yaml.load(text, Loader=_Loader))
     except yaml.YAMLError:
         return "?"
 

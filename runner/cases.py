@@ -89,7 +89,7 @@ class Case:
         return f"{self.file}:{self.line}"
 
     def expected_json(self) -> Any:
-        """The expectation as written: ``{"output": ...}``, ``{"error": ...}`` or ``{"one_of": [...]}``."""
+        """The expectation as written: ``output``, ``error`` or ``one_of`` and its value."""
         if len(self.expected) == 1:
             return self.expected[0].to_json()
         return {"one_of": [e.to_json() for e in self.expected]}
@@ -172,8 +172,12 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
             if item["id"] in found:
                 first = found[item["id"]]
                 problems.append(
-                    Problem(path, line, f"duplicate requirement id {item['id']!r} "
-                            f"(first at {first.file}:{first.line})")
+                    Problem(
+                        path,
+                        line,
+                        f"duplicate requirement id {item['id']!r} "
+                        f"(first at {first.file}:{first.line})",
+                    )
                 )
                 continue
             found[item["id"]] = Requirement(
@@ -221,35 +225,48 @@ def _load_case_file(
     if op is None:
         known = ", ".join(registry) or "none"
         problems.append(
-            Problem(path, doc.line_of(["operation"]), f"unknown operation {op_name!r} (known: {known})")
+            Problem(
+                path, doc.line_of(["operation"]), f"unknown operation {op_name!r} (known: {known})"
+            )
         )
         return []
     cases = []
     for index, raw in enumerate(doc.data["cases"]):
+
         def here(*sub: str | int, index: int = index) -> int:
             return doc.line_of(["cases", index, *sub])
 
         before = len(problems)
-        for message in op.input_problems(raw["input"]):
-            problems.append(Problem(path, here("input"), f"input is not valid for {op_name}: {message}"))
+        problems.extend(
+            Problem(path, here("input"), f"input is not valid for {op_name}: {message}")
+            for message in op.input_problems(raw["input"])
+        )
         expected = _expected(raw)
         for n, outcome in enumerate(expected):
             sub: tuple[str | int, ...] = ("one_of", n) if "one_of" in raw else ()
             if outcome.kind == "error" and outcome.value not in op.errors:
                 problems.append(
-                    Problem(path, here(*sub, "error"),
-                            f"error category {outcome.value!r} is not registered for {op_name} "
-                            f"(registered: {', '.join(op.errors)})")
+                    Problem(
+                        path,
+                        here(*sub, "error"),
+                        f"error category {outcome.value!r} is not registered for {op_name} "
+                        f"(registered: {', '.join(op.errors)})",
+                    )
                 )
             if outcome.kind == "output":
-                for message in op.output_problems(outcome.value):
-                    problems.append(Problem(path, here(*sub, "output"),
-                                            f"expected output is not valid for {op_name}: {message}"))
-        for n, req in enumerate(raw["requirements"]):
-            if req not in requirements:
-                problems.append(
-                    Problem(path, here("requirements", n), f"unknown requirement id {req!r}")
+                problems.extend(
+                    Problem(
+                        path,
+                        here(*sub, "output"),
+                        f"expected output is not valid for {op_name}: {message}",
+                    )
+                    for message in op.output_problems(outcome.value)
                 )
+        problems.extend(
+            Problem(path, here("requirements", n), f"unknown requirement id {req!r}")
+            for n, req in enumerate(raw["requirements"])
+            if req not in requirements
+        )
         if len(problems) > before:
             continue
         cases.append(
@@ -289,7 +306,11 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
             first = seen.get(case.id)
             if first is not None:
                 problems.append(
-                    Problem(path, case.line, f"duplicate case id {case.id!r} (first at {first.location})")
+                    Problem(
+                        path,
+                        case.line,
+                        f"duplicate case id {case.id!r} (first at {first.location})",
+                    )
                 )
                 continue
             seen[case.id] = case

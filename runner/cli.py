@@ -27,7 +27,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
     """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``)."""
-    from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation, load_python_object
+    from runner.adapters.inprocess import (
+        InProcessAdapter,
+        ReferenceImplementation,
+        load_python_object,
+    )
     from runner.adapters.subprocess import SubprocessAdapter
 
     if spec == "reference":
@@ -75,7 +79,9 @@ def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter
         if args.json == "-":
             reporters.append(JsonLinesReporter(out))
         else:
-            reporters.append(TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips))
+            reporters.append(
+                TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips)
+            )
             if args.json:
                 stream = stack.enter_context(Path(args.json).open("w", encoding="utf-8"))
                 reporters.append(JsonLinesReporter(stream))
@@ -123,8 +129,11 @@ def cmd_run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         stale = expectations.stale(c.id for c in suite.cases)
         if stale:
             for entry in stale:
-                print(f"error: {expectations.path}:{entry.line}: {entry.pattern!r} matches no case "
-                      "(stale entry: remove or fix it)", file=err)
+                print(
+                    f"error: {expectations.path}:{entry.line}: {entry.pattern!r} matches no case "
+                    "(stale entry: remove or fix it)",
+                    file=err,
+                )
             adapter.close()
             return EXIT_USAGE
         decide, skip = expectations.decide, expectations.skip_reason
@@ -137,8 +146,9 @@ def cmd_run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         cases_dir=args.cases or "",
         selected=len(cases),
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        filters={k: v for k, v in vars(args).items()
-                 if k in ("operation", "id", "level", "tag") and v},
+        filters={
+            k: v for k, v in vars(args).items() if k in ("operation", "id", "level", "tag") and v
+        },
     )
     summary = Summary()
     interrupted = False
@@ -180,8 +190,11 @@ def cmd_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         per_op[case.operation] = per_op.get(case.operation, 0) + 1
     for op, n in sorted(per_op.items()):
         print(f"{op:28} {n:5} cases", file=out)
-    print(f"ok: {len(suite.cases)} cases, {len(suite.requirements)} requirements, "
-          f"{len(suite.operations)} operations", file=out)
+    print(
+        f"ok: {len(suite.cases)} cases, {len(suite.requirements)} requirements, "
+        f"{len(suite.operations)} operations",
+        file=out,
+    )
     return EXIT_OK
 
 
@@ -217,7 +230,11 @@ def cmd_coverage(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def cmd_serve(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Serve an implementation (default: the reference) over the subprocess protocol."""
-    from runner.adapters.inprocess import ReferenceImplementation, _as_implementation, load_python_object
+    from runner.adapters.inprocess import (
+        ReferenceImplementation,
+        _as_implementation,
+        load_python_object,
+    )
     from runner.serve import serve
 
     del out, err
@@ -245,13 +262,28 @@ def cmd_serve(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def _add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="DIR", help="case directory (default: the bundled suite)")
-    p.add_argument("-o", "--operation", action="append", metavar="GLOB",
-                   help="only these operations (glob; repeatable), e.g. 'idset.*'")
-    p.add_argument("--id", action="append", metavar="GLOB", help="only case ids matching (repeatable)")
-    p.add_argument("--level", action="append", choices=LEVELS, help="only these levels (repeatable)")
-    p.add_argument("--tag", action="append", metavar="TAG", help="only cases with this tag (repeatable)")
-    p.add_argument("--edition", choices=("seed", "upstream"), default="seed",
-                   help="RFC 14 range-dict edition whose cases run (default: seed)")
+    p.add_argument(
+        "-o",
+        "--operation",
+        action="append",
+        metavar="GLOB",
+        help="only these operations (glob; repeatable), e.g. 'idset.*'",
+    )
+    p.add_argument(
+        "--id", action="append", metavar="GLOB", help="only case ids matching (repeatable)"
+    )
+    p.add_argument(
+        "--level", action="append", choices=LEVELS, help="only these levels (repeatable)"
+    )
+    p.add_argument(
+        "--tag", action="append", metavar="TAG", help="only cases with this tag (repeatable)"
+    )
+    p.add_argument(
+        "--edition",
+        choices=("seed", "upstream"),
+        default="seed",
+        help="RFC 14 range-dict edition whose cases run (default: seed)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -265,8 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the suite against an implementation")
-    run.add_argument("--impl", default="reference",
-                     help="reference (default), python:module:object, or exec:COMMAND")
+    run.add_argument(
+        "--impl",
+        default="reference",
+        help="reference (default), python:module:object, or exec:COMMAND",
+    )
     _add_selection(run)
     run.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
     run.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
@@ -274,8 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--markdown", metavar="FILE", help="Markdown report")
     run.add_argument("--html", metavar="FILE", help="self-contained HTML report")
     run.add_argument("--expectations", metavar="FILE", help="YAML of known failures (xfail/skip)")
-    run.add_argument("--write-expectations", metavar="FILE",
-                     help="write a baseline expectations file from this run's failures")
+    run.add_argument(
+        "--write-expectations",
+        metavar="FILE",
+        help="write a baseline expectations file from this run's failures",
+    )
     run.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     run.add_argument("--show-skips", action="store_true", help="detail skipped cases too")

@@ -25,8 +25,9 @@ def coverage_report(suite: Suite, *, missing: bool = True) -> str:
     for spec, (covered, uncovered) in table.items():
         total = len(covered) + len(uncovered)
         testable = total - sum(1 for r in uncovered if r.untestable)
+        share = 100 * len(covered) / total
         lines.append(
-            f"{spec:16} {len(covered):4}/{total:<4} statements covered ({100 * len(covered) / total:5.1f}%); "
+            f"{spec:16} {len(covered):4}/{total:<4} statements covered ({share:5.1f}%); "
             f"{len(covered)}/{testable} of the testable ones"
         )
     if missing:

@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from runner.adapters.base import Adapter, Reply
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """What became of a case."""
 
     PASSED = "passed"
@@ -96,7 +96,9 @@ class Filters:
         """Whether ``case`` passes every filter."""
         if case.edition is not None and case.edition != self.edition:
             return False
-        if self.operations and not any(fnmatch.fnmatchcase(case.operation, p) for p in self.operations):
+        if self.operations and not any(
+            fnmatch.fnmatchcase(case.operation, p) for p in self.operations
+        ):
             return False
         if self.ids and not any(fnmatch.fnmatchcase(case.id, p) for p in self.ids):
             return False
@@ -160,10 +162,9 @@ def _diff(expected: Any, actual: Any) -> str:
 
 
 def _describe_expected(case: Case) -> str:
-    parts = []
-    for e in case.expected:
-        parts.append(f"error {e.value!r}" if e.kind == "error" else "an output")
-    return " or ".join(parts)
+    return " or ".join(
+        f"error {e.value!r}" if e.kind == "error" else "an output" for e in case.expected
+    )
 
 
 def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseResult:
@@ -177,12 +178,16 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
             return CaseResult(case, Outcome.PASSED, reply)
         if reply.value not in op.errors:
             return CaseResult(
-                case, Outcome.FAILED, reply,
+                case,
+                Outcome.FAILED,
+                reply,
                 f"reported error category {reply.value!r}, which {case.operation} does not have "
                 f"(it has {', '.join(op.errors)}); expected {_describe_expected(case)}",
             )
         return CaseResult(
-            case, Outcome.FAILED, reply,
+            case,
+            Outcome.FAILED,
+            reply,
             f"reported error {reply.value!r}; expected {_describe_expected(case)}",
         )
     problems = op.output_problems(reply.value)
@@ -193,7 +198,9 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     outputs = [e for e in case.expected if e.kind == "output"]
     if not outputs:
         return CaseResult(
-            case, Outcome.FAILED, reply,
+            case,
+            Outcome.FAILED,
+            reply,
             f"returned an output; expected {_describe_expected(case)}",
         )
     reasons = []

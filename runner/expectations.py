@@ -80,7 +80,9 @@ class Expectations:
         for index, raw in enumerate(data["expectations"]):
             line = doc.line_of(["expectations", index])
             if not isinstance(raw, dict):
-                raise ExpectationsError(f"{path}:{line}: an entry is a mapping with id, status, reason")
+                raise ExpectationsError(
+                    f"{path}:{line}: an entry is a mapping with id, status, reason"
+                )
             extra = set(raw) - {"id", "status", "reason", "issue"}
             if extra:
                 raise ExpectationsError(f"{path}:{line}: unknown fields {sorted(extra)}")
@@ -89,7 +91,9 @@ class Expectations:
             if raw.get("status") not in ("xfail", "skip"):
                 raise ExpectationsError(f"{path}:{line}: 'status' must be xfail or skip")
             if not isinstance(raw.get("reason"), str) or not raw["reason"].strip():
-                raise ExpectationsError(f"{path}:{line}: 'reason' must say what the implementation does")
+                raise ExpectationsError(
+                    f"{path}:{line}: 'reason' must say what the implementation does"
+                )
             issue = raw.get("issue")
             if issue is not None and not isinstance(issue, str):
                 raise ExpectationsError(f"{path}:{line}: 'issue' must be a string (a link)")
@@ -124,10 +128,14 @@ class Expectations:
         where = f"{self.path}:{entry.line}"
         if result.outcome in (Outcome.FAILED, Outcome.ERRORED):
             reason = f"expected failure ({where}): {entry.reason}; this run: {result.reason}"
-            return CaseResult(result.case, Outcome.XFAILED, result.reply, reason, result.diff, result.seconds)
+            return CaseResult(
+                result.case, Outcome.XFAILED, result.reply, reason, result.diff, result.seconds
+            )
         if result.outcome is Outcome.PASSED:
             reason = f"passed, but {where} expects it to fail ({entry.reason}): remove the entry"
-            return CaseResult(result.case, Outcome.XPASSED, result.reply, reason, "", result.seconds)
+            return CaseResult(
+                result.case, Outcome.XPASSED, result.reply, reason, "", result.seconds
+            )
         return result
 
 
@@ -139,12 +147,14 @@ def write_baseline(path: Path, results: Sequence[CaseResult], *, impl: str) -> N
             continue
         actual = compact_json(r.reply.to_json(), 300) if r.reply else "nothing"
         expected = compact_json(r.case.expected_json(), 300)
-        entries.append({
-            "id": r.case.id,
-            "status": "xfail",
-            "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
-            f"answers {actual} where the case expects {expected}",
-        })
+        entries.append(
+            {
+                "id": r.case.id,
+                "status": "xfail",
+                "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
+                f"answers {actual} where the case expects {expected}",
+            }
+        )
     doc = {"implementation": impl, "expectations": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(

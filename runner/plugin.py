@@ -5,7 +5,7 @@ named by its case id, located at its YAML file and line, so pytest's ``-k``, ``-
 ``--junitxml`` and pytest-xdist work as for any test.  A failure prints the same details
 as ``flux-conformance run``: input, expected, actual, reason, diff and a replay command.
 
-    pytest -p runner.plugin --conformance-impl 'exec:./my-impl' -k 'idset'
+    pytest --conformance-impl 'exec:./my-impl' -k 'idset'
 
 (the plugin is registered through the ``pytest11`` entry point, so ``-p`` is only needed
 when the package is not installed).
@@ -13,6 +13,7 @@ when the package is not installed).
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,13 +43,26 @@ class ConformanceFailure(Exception):
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the plugin's options."""
     group = parser.getgroup("flux-conformance")
-    group.addoption("--conformance-impl", default=None, metavar="IMPL",
-                    help="run the conformance suite against IMPL (reference, python:m:o, exec:CMD)")
+    group.addoption(
+        "--conformance-impl",
+        default=None,
+        metavar="IMPL",
+        help="run the conformance suite against IMPL (reference, python:m:o, exec:CMD)",
+    )
     group.addoption("--conformance-cases", default=None, metavar="DIR", help="case directory")
-    group.addoption("--conformance-edition", default="seed", choices=("seed", "upstream"),
-                    help="RFC 14 range-dict edition")
-    group.addoption("--conformance-operation", action="append", default=[], metavar="GLOB",
-                    help="only these operations")
+    group.addoption(
+        "--conformance-edition",
+        default="seed",
+        choices=("seed", "upstream"),
+        help="RFC 14 range-dict edition",
+    )
+    group.addoption(
+        "--conformance-operation",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only these operations",
+    )
     group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
 
 
@@ -69,10 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
         adapter = make_adapter(spec, timeout=config.getoption("conformance_timeout"))
     except AdapterError as exc:
         raise pytest.UsageError(f"flux-conformance: {exc}") from None
-    try:
-        adapter.start()
-    except AdapterError:
-        pass  # every case will be reported as errored, with the reason
+    with contextlib.suppress(AdapterError):
+        adapter.start()  # on failure, every case is reported as errored, with the reason
     config.stash[_ADAPTER] = adapter
 
 

@@ -56,28 +56,39 @@ def serve(
             continue
         cmd = message.get("cmd")
         if cmd == "hello":
-            _answer(out, {
-                "protocol": 1,
-                "implementation": {"name": name, "version": version},
-                "operations": operations,
-            })
+            _answer(
+                out,
+                {
+                    "protocol": 1,
+                    "implementation": {"name": name, "version": version},
+                    "operations": operations,
+                },
+            )
         elif cmd == "stop":
             return 0
         elif cmd == "run":
             seq = message.get("seq")
             operation = message.get("operation")
             if not isinstance(seq, int) or not isinstance(operation, str) or "input" not in message:
-                _answer(out, {"seq": seq, "error": {
-                    "category": "protocol",
-                    "message": "run needs an integer seq, a string operation and an input",
-                }})
+                _answer(
+                    out,
+                    {
+                        "seq": seq,
+                        "error": {
+                            "category": "protocol",
+                            "message": "run needs an integer seq, a string operation and an input",
+                        },
+                    },
+                )
                 continue
             options = {"edition": message["edition"]} if message.get("edition") else {}
             try:
                 outcome = dict(impl.run(operation, message["input"], **options))
             except Exception as exc:
                 print(traceback.format_exc(), file=sys.stderr)
-                outcome = {"error": {"category": "internal", "message": f"{type(exc).__name__}: {exc}"}}
+                outcome = {
+                    "error": {"category": "internal", "message": f"{type(exc).__name__}: {exc}"}
+                }
             _answer(out, {"seq": seq, **outcome})
         else:
             _answer(out, {"error": {"category": "protocol", "message": f"unknown cmd {cmd!r}"}})

@@ -24,7 +24,14 @@ import referencing
 
 from runner.operations import schema
 
-__all__ = ["Adapter", "AdapterError", "Implementation", "Reply", "protocol_validator", "reply_from_outcome"]
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "Implementation",
+    "Reply",
+    "protocol_validator",
+    "reply_from_outcome",
+]
 
 
 @runtime_checkable

@@ -64,7 +64,9 @@ class _Process:
             )
         except OSError as exc:
             raise AdapterError(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        assert self.proc.stdin
+        assert self.proc.stdout
+        assert self.proc.stderr
         self.lines: queue.Queue[object] = queue.Queue()
         self._stderr: collections.deque[bytes] = collections.deque()
         self._stderr_size = 0
@@ -292,7 +294,10 @@ class SubprocessAdapter:
             return Reply("unsupported", message="operation not announced in the hello answer")
         self._seq += 1
         message: dict[str, Any] = {
-            "cmd": "run", "seq": self._seq, "operation": operation, "input": input,
+            "cmd": "run",
+            "seq": self._seq,
+            "operation": operation,
+            "input": input,
         }
         if edition:
             message["edition"] = edition

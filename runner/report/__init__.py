@@ -34,8 +34,11 @@ class Header:
     def to_json(self) -> dict[str, Any]:
         """The header as JSON."""
         return {
-            "implementation": {"name": self.implementation, "version": self.version,
-                               "spec": self.impl_spec},
+            "implementation": {
+                "name": self.implementation,
+                "version": self.version,
+                "spec": self.impl_spec,
+            },
             "runner": {"name": "flux-conformance", "version": self.runner_version},
             "edition": self.edition,
             "cases_dir": self.cases_dir,

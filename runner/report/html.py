@@ -45,10 +45,14 @@ class HtmlReporter:
         h = self._header
         assert h is not None
         e = html.escape
-        verdict = "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        verdict = (
+            "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        )
         head = "".join(f"<th>{o.value}</th>" for o in Outcome)
         rows = "".join(
-            f"<tr><td>{e(op)}</td>" + "".join(f"<td class='{o.value}'>{c[o.value]}</td>" for o in Outcome) + "</tr>"
+            f"<tr><td>{e(op)}</td>"
+            + "".join(f"<td class='{o.value}'>{c[o.value]}</td>" for o in Outcome)
+            + "</tr>"
             for op, c in sorted(summary.by_operation.items())
         )
         total = "".join(f"<th>{summary.total[o.value]}</th>" for o in Outcome)
@@ -58,7 +62,8 @@ class HtmlReporter:
             details.append(
                 f"<details><summary class='{r.outcome.value}'>{r.outcome.value}: "
                 f"<code>{e(r.case.id)}</code></summary>"
-                f"<p>{e(r.case.description)}<br><small>{e(r.case.location)} · level {r.case.level}</small></p>"
+                f"<p>{e(r.case.description)}<br>"
+                f"<small>{e(r.case.location)} · level {r.case.level}</small></p>"
                 f"<pre>input:    {e(compact_json(r.case.input, 5000))}\n"
                 f"expected: {e(compact_json(r.case.expected_json(), 5000))}\n"
                 f"actual:   {e(actual)}\nreason:   {e(r.reason)}"
@@ -67,9 +72,11 @@ class HtmlReporter:
             )
         page = (
             "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>flux-conformance: {e(h.implementation)}</title><style>{_CSS}</style></head><body>"
+            f"<title>flux-conformance: {e(h.implementation)}</title>"
+            f"<style>{_CSS}</style></head><body>"
             f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
-            f"<p>flux-conformance {e(h.runner_version)}, edition {e(h.edition)}, {h.selected} cases, "
+            f"<p>flux-conformance {e(h.runner_version)}, edition {e(h.edition)}, "
+            f"{h.selected} cases, "
             f"started {e(h.started)}: <strong>{verdict}</strong>.</p>"
             f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")

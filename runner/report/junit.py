@@ -38,25 +38,39 @@ class JUnitReporter:
                 suites[op] = ET.SubElement(root, "testsuite", name=op)
             suite = suites[op]
             case_el = ET.SubElement(
-                suite, "testcase", name=result.case.id, classname=op,
-                file=str(result.case.file), line=str(result.case.line),
+                suite,
+                "testcase",
+                name=result.case.id,
+                classname=op,
+                file=str(result.case.file),
+                line=str(result.case.line),
                 time=f"{result.seconds:.6f}",
             )
-            body = "\n".join([
-                f"input: {compact_json(result.case.input)}",
-                f"expected: {compact_json(result.case.expected_json())}",
-                f"actual: {compact_json(result.reply.to_json()) if result.reply else '-'}",
-                f"replay: {replay_command(self._header, result)}",
-                *(["diff:", result.diff] if result.diff else []),
-            ])
+            body = "\n".join(
+                [
+                    f"input: {compact_json(result.case.input)}",
+                    f"expected: {compact_json(result.case.expected_json())}",
+                    f"actual: {compact_json(result.reply.to_json()) if result.reply else '-'}",
+                    f"replay: {replay_command(self._header, result)}",
+                    *(["diff:", result.diff] if result.diff else []),
+                ]
+            )
             if result.outcome in (Outcome.FAILED, Outcome.XPASSED):
-                el = ET.SubElement(case_el, "failure", message=result.reason or result.outcome.value)
+                el = ET.SubElement(
+                    case_el, "failure", message=result.reason or result.outcome.value
+                )
                 el.text = body
             elif result.outcome is Outcome.ERRORED:
                 el = ET.SubElement(case_el, "error", message=result.reason)
-                el.text = body + (f"\nstderr:\n{result.reply.stderr}" if result.reply and result.reply.stderr else "")
+                el.text = body + (
+                    f"\nstderr:\n{result.reply.stderr}"
+                    if result.reply and result.reply.stderr
+                    else ""
+                )
             elif result.outcome in (Outcome.SKIPPED, Outcome.XFAILED):
-                ET.SubElement(case_el, "skipped", message=f"{result.outcome.value}: {result.reason}")
+                ET.SubElement(
+                    case_el, "skipped", message=f"{result.outcome.value}: {result.reason}"
+                )
         for op, suite in suites.items():
             counts = summary.by_operation.get(op)
             if counts is None:

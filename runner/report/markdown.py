@@ -36,7 +36,9 @@ class MarkdownReporter:
         """Write the file."""
         h = self._header
         assert h is not None
-        verdict = "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        verdict = (
+            "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
+        )
         lines = [
             f"# Conformance report: {h.implementation} {h.version}".rstrip(),
             "",
@@ -48,10 +50,13 @@ class MarkdownReporter:
         ]
         for op, counts in sorted(summary.by_operation.items()):
             lines.append(f"| {op} | " + " | ".join(str(counts[o.value]) for o in Outcome) + " |")
-        lines.append("| **total** | " + " | ".join(f"**{summary.total[o.value]}**" for o in Outcome) + " |")
+        lines.append(
+            "| **total** | " + " | ".join(f"**{summary.total[o.value]}**" for o in Outcome) + " |"
+        )
         if self._bad:
             lines += ["", "## Cases that did not pass", ""]
         for r in self._bad:
+            actual = r.reply.to_json() if r.reply else None
             lines += [
                 f"### `{r.case.id}`: {r.outcome.value}",
                 "",
@@ -59,7 +64,7 @@ class MarkdownReporter:
                 f"- description: {md_escape(r.case.description)}",
                 f"- input: `{md_escape(compact_json(r.case.input, 500))}`",
                 f"- expected: `{md_escape(compact_json(r.case.expected_json(), 500))}`",
-                f"- actual: `{md_escape(compact_json(r.reply.to_json(), 500)) if r.reply else '-'}`",
+                f"- actual: `{md_escape(compact_json(actual, 500))}`",
                 f"- reason: {md_escape(r.reason)}",
                 f"- replay: `{md_escape(replay_command(h, r))}`",
                 "",

@@ -6,7 +6,14 @@ from typing import IO
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from runner.engine import CaseResult, Outcome, Summary
@@ -27,14 +34,25 @@ _STYLE = {
 class TerminalReporter:
     """Human-readable output; details for every case that did not pass."""
 
-    def __init__(self, stream: IO[str] | None = None, *, verbose: bool = False,
-                 show_skips: bool = False, color: bool | None = None) -> None:
-        self.console = Console(file=stream, highlight=False, soft_wrap=True,
-                               no_color=color is False, force_terminal=color or None)
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        verbose: bool = False,
+        show_skips: bool = False,
+        color: bool | None = None,
+    ) -> None:
+        self.console = Console(
+            file=stream,
+            highlight=False,
+            soft_wrap=True,
+            no_color=color is False,
+            force_terminal=color or None,
+        )
         self.verbose = verbose
         self.show_skips = show_skips
         self._progress: Progress | None = None
-        self._task = None
+        self._task: TaskID | None = None
         self._header: Header | None = None
         self._bad: list[CaseResult] = []
 
@@ -49,8 +67,12 @@ class TerminalReporter:
         )
         if self.console.is_terminal and not self.verbose:
             self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), console=self.console, transient=True,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
             )
             self._progress.start()
             self._task = self._progress.add_task("running", total=header.selected)
@@ -100,18 +122,22 @@ class TerminalReporter:
             self._detail(result)
         table = Table(title=None, show_edge=False, pad_edge=False)
         table.add_column("operation")
-        shown = [o for o in Outcome if summary.total[o.value] or o in (Outcome.PASSED, Outcome.FAILED)]
+        shown = [
+            o for o in Outcome if summary.total[o.value] or o in (Outcome.PASSED, Outcome.FAILED)
+        ]
         for outcome in shown:
             table.add_column(outcome.value, justify="right", style=_STYLE[outcome])
         for op, counts in sorted(summary.by_operation.items()):
             table.add_row(op, *(str(counts[o.value]) for o in shown))
-        table.add_row("[bold]total[/bold]", *(f"[bold]{summary.total[o.value]}[/bold]" for o in shown))
+        table.add_row(
+            "[bold]total[/bold]", *(f"[bold]{summary.total[o.value]}[/bold]" for o in shown)
+        )
         self.console.print()
         self.console.print(table)
-        counts = ", ".join(f"{summary.total[o.value]} {o.value}" for o in shown)
+        tally = ", ".join(f"{summary.total[o.value]} {o.value}" for o in shown)
         if interrupted:
-            self.console.print(f"[red bold]interrupted[/red bold]: {counts}")
+            self.console.print(f"[red bold]interrupted[/red bold]: {tally}")
         elif summary.ok:
-            self.console.print(f"[green bold]conforms[/green bold]: {counts}")
+            self.console.print(f"[green bold]conforms[/green bold]: {tally}")
         else:
-            self.console.print(f"[red bold]does not conform[/red bold]: {counts}")
+            self.console.print(f"[red bold]does not conform[/red bold]: {tally}")

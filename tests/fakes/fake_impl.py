@@ -54,8 +54,13 @@ def main():
             if MODE == "fork":
                 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
             ops = [] if MODE == "unsupported" else list(OPERATIONS)
-            answer({"protocol": 1, "implementation": {"name": f"fake-{MODE}", "version": "0"},
-                    "operations": ops})
+            answer(
+                {
+                    "protocol": 1,
+                    "implementation": {"name": f"fake-{MODE}", "version": "0"},
+                    "operations": ops,
+                }
+            )
             continue
         if msg["cmd"] == "stop":
             return
@@ -79,7 +84,7 @@ def main():
             os.close(1)
             time.sleep(3600)
         if MODE == "big" and hit:
-            sys.stdout.write('{"seq": %d, "output": "' % seq)
+            sys.stdout.write(f'{{"seq": {seq}, "output": "')
             chunk = "a" * (1 << 20)
             for _ in range(100):
                 sys.stdout.write(chunk)

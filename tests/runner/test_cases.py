@@ -39,29 +39,41 @@ def test_mini_suite_loads(mini_suite):
 
 
 def test_duplicate_yaml_key_names_the_line(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-                  "    input: '1'\n    input: '2'\n    output: [1]\n    requirements: [mini.ascending]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: '1'\n    input: '2'\n    output: [1]\n    requirements: [mini.ascending]\n",
+    )
     assert _problems(suite_dir) == [f"{path}:6: duplicate key 'input' (first on line 5)"]
 
 
 def test_unknown_field_names_the_line(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-                  "    input: '1'\n    output: [1]\n    expect: [1]\n    requirements: [mini.ascending]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: '1'\n    output: [1]\n    expect: [1]\n    requirements: [mini.ascending]\n",
+    )
     (problem,) = _problems(suite_dir)
     assert problem.startswith(f"{path}:3: cases.0: unknown field")
     assert "expect" in problem
 
 
 def test_two_expectations_are_refused(suite_dir):
-    _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-           "    input: '1'\n    output: [1]\n    error: syntax\n    requirements: [mini.ascending]\n")
+    _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: '1'\n    output: [1]\n    error: syntax\n    requirements: [mini.ascending]\n",
+    )
     (problem,) = _problems(suite_dir)
     assert "exactly one of output, error or one_of" in problem
 
 
 def test_duplicate_ids_across_files(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: mini.range\n    description: x\n"
-                  "    input: '1'\n    output: [1]\n    requirements: [mini.ascending]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: mini.range\n    description: x\n"
+        "    input: '1'\n    output: [1]\n    requirements: [mini.ascending]\n",
+    )
     (problem,) = _problems(suite_dir)
     # Files load in name order, so the new file holds the first occurrence.
     assert problem.endswith(f"duplicate case id 'mini.range' (first at {path}:3)")
@@ -74,33 +86,45 @@ def test_unknown_operation(suite_dir):
 
 
 def test_unregistered_category_and_requirement(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-                  "    input: '1'\n    error: wrong\n    requirements: [mini.ascending, nope]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: '1'\n    error: wrong\n    requirements: [mini.ascending, nope]\n",
+    )
     problems = _problems(suite_dir)
     assert problems[0].startswith(f"{path}:6: error category 'wrong' is not registered")
     assert problems[1] == f"{path}:7: unknown requirement id 'nope'"
 
 
 def test_input_and_output_checked_against_operation_schemas(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-                  "    input: 5\n    output: [-1]\n    requirements: [mini.ascending]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: 5\n    output: [-1]\n    requirements: [mini.ascending]\n",
+    )
     problems = _problems(suite_dir)
     assert problems[0].startswith(f"{path}:5: input is not valid for idset.decode")
     assert problems[1].startswith(f"{path}:6: expected output is not valid for idset.decode")
 
 
 def test_yaml_11_surprises_are_refused(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
-                  "    input: 0755\n    output: [1]\n    requirements: [mini.ascending]\n"
-                  "    tags: [yes, 1e3, .inf, on]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        "    input: 0755\n    output: [1]\n    requirements: [mini.ascending]\n"
+        "    tags: [yes, 1e3, .inf, on]\n",
+    )
     problems = _problems(suite_dir)
     assert [p.split(": ", 1)[0] for p in problems] == [f"{path}:5"] + [f"{path}:8"] * 4
     assert "0755" in problems[0]
 
 
 def test_aliases_are_refused(suite_dir):
-    path = _write(suite_dir, "operation: idset.decode\ncases:\n  - id: a.b\n    description: &d x\n"
-                  "    input: *d\n    output: [1]\n    requirements: [mini.ascending]\n")
+    path = _write(
+        suite_dir,
+        "operation: idset.decode\ncases:\n  - id: a.b\n    description: &d x\n"
+        "    input: *d\n    output: [1]\n    requirements: [mini.ascending]\n",
+    )
     (problem,) = _problems(suite_dir)
     assert problem.startswith(f"{path}:")
     assert "aliases" in problem

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from support import MINI, fake_command
@@ -27,14 +26,19 @@ def test_reference_passes_mini_suite(capsys):
 
 
 def test_failure_output_has_everything_needed(capsys):
-    code, out, _ = _run(capsys, "run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong")
+    code, out, _ = _run(
+        capsys, "run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"
+    )
     assert code == 1
     assert "FAILED mini.range" in out
     assert "idset.decode.yaml:3" in out
     assert 'input:       "1-3"' in out
     assert 'expected:    {"output": [1, 2, 3]}' in out
     assert 'actual:      {"output": []}' in out
-    assert "replay:      flux-conformance run --impl python:inprocess_fakes:Wrong --id mini.range" in out
+    assert (
+        "replay:      flux-conformance run --impl python:inprocess_fakes:Wrong --id mini.range"
+        in out
+    )
     assert "does not conform" in out
 
 
@@ -67,8 +71,13 @@ def test_filters(capsys):
     code, out, _ = _run(capsys, "list", "--cases", str(MINI), "--tag", "range")
     assert code == 0
     assert [line.split("\t")[0] for line in out.splitlines()] == ["mini.range"]
-    _, out, _ = _run(capsys, "list", "--cases", str(MINI), "--level", "should", "--level", "clarification")
-    assert [line.split("\t")[0] for line in out.splitlines()] == ["mini.brackets", "mini.degenerate"]
+    _, out, _ = _run(
+        capsys, "list", "--cases", str(MINI), "--level", "should", "--level", "clarification"
+    )
+    assert [line.split("\t")[0] for line in out.splitlines()] == [
+        "mini.brackets",
+        "mini.degenerate",
+    ]
     _, out, _ = _run(capsys, "list", "--cases", str(MINI), "--id", "mini.l*")
     assert [line.split("\t")[0] for line in out.splitlines()] == ["mini.list", "mini.leading-zero"]
     code, _, err = _run(capsys, "run", "--cases", str(MINI), "--id", "nothing*")
@@ -101,8 +110,20 @@ def test_broken_suite_exits_2(capsys, tmp_path):
 def test_reports_are_written(capsys, tmp_path):
     junit, md, html, jsonl = (tmp_path / n for n in ("r.xml", "r.md", "r.html", "r.jsonl"))
     code, _, _ = _run(
-        capsys, "run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong",
-        "--junit", str(junit), "--markdown", str(md), "--html", str(html), "--json", str(jsonl),
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--impl",
+        "python:inprocess_fakes:Wrong",
+        "--junit",
+        str(junit),
+        "--markdown",
+        str(md),
+        "--html",
+        str(html),
+        "--json",
+        str(jsonl),
     )
     assert code == 1
     root = ET.parse(junit).getroot()
@@ -122,8 +143,17 @@ def test_reports_are_written(capsys, tmp_path):
 
 
 def test_exitfirst_stops_after_first_failure(capsys):
-    code, out, _ = _run(capsys, "run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong",
-                        "-x", "--json", "-")
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--impl",
+        "python:inprocess_fakes:Wrong",
+        "-x",
+        "--json",
+        "-",
+    )
     assert code == 1
     assert len(out.splitlines()) == 3
 
@@ -157,8 +187,12 @@ def test_serve_speaks_the_protocol():
     ]
     text = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "runner.cli", "serve"], input=text, capture_output=True,
-        text=True, timeout=60, check=True,
+        [sys.executable, "-m", "runner.cli", "serve"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     replies = [json.loads(line) for line in proc.stdout.splitlines()]
     assert replies[0]["protocol"] == 1
@@ -173,12 +207,20 @@ def test_serve_speaks_the_protocol():
 
 
 def test_exec_transport_through_cli(capsys):
-    code, out, _ = _run(capsys, "run", "--cases", str(MINI), "--impl", f"exec:{fake_command('crash', '1,5')}",
-                        "--json", "-", "--timeout", "5")
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--impl",
+        f"exec:{fake_command('crash', '1,5')}",
+        "--json",
+        "-",
+        "--timeout",
+        "5",
+    )
     assert code == 1
     cases = [json.loads(line)["case"] for line in out.splitlines()[1:-1]]
     crashed = next(c for c in cases if c["id"] == "mini.list")
     assert crashed["outcome"] == "errored"
     assert "crashing on purpose" in crashed["actual"]["errored"]["stderr"]
-
-

@@ -26,7 +26,9 @@ def _file(tmp_path: Path, body: str) -> str:
 
 
 def test_xfail_turns_failures_into_xfailed(capsys, tmp_path):
-    exp = _file(tmp_path, "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: returns []\n")
+    exp = _file(
+        tmp_path, "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: returns []\n"
+    )
     code, cases, _ = _run(capsys, "--impl", "python:inprocess_fakes:Wrong", "--expectations", exp)
     # mini.degenerate and mini.leading-zero fail too: [] is neither [3] nor an error.
     assert {c["outcome"] for c in cases} == {"xfailed"}
@@ -34,7 +36,9 @@ def test_xfail_turns_failures_into_xfailed(capsys, tmp_path):
 
 
 def test_xpass_is_strict(capsys, tmp_path):
-    exp = _file(tmp_path, "expectations:\n  - id: mini.range\n    status: xfail\n    reason: was broken\n")
+    exp = _file(
+        tmp_path, "expectations:\n  - id: mini.range\n    status: xfail\n    reason: was broken\n"
+    )
     code, cases, _ = _run(capsys, "--expectations", exp)
     assert code == 1
     by_id = {c["id"]: c for c in cases}
@@ -43,8 +47,11 @@ def test_xpass_is_strict(capsys, tmp_path):
 
 
 def test_exact_id_beats_glob_and_skip_does_not_run(capsys, tmp_path):
-    exp = _file(tmp_path, "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: r\n"
-                "  - id: mini.range\n    status: skip\n    reason: hangs\n")
+    exp = _file(
+        tmp_path,
+        "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: r\n"
+        "  - id: mini.range\n    status: skip\n    reason: hangs\n",
+    )
     code, cases, _ = _run(capsys, "--impl", "python:inprocess_fakes:Raising", "--expectations", exp)
     by_id = {c["id"]: c for c in cases}
     assert by_id["mini.range"]["outcome"] == "skipped"
@@ -55,7 +62,7 @@ def test_exact_id_beats_glob_and_skip_does_not_run(capsys, tmp_path):
 
 def test_stale_entry_is_an_error(capsys, tmp_path):
     exp = _file(tmp_path, "expectations:\n  - id: gone.case\n    status: xfail\n    reason: r\n")
-    code, cases, err = _run(capsys, "--expectations", exp)
+    code, _cases, err = _run(capsys, "--expectations", exp)
     assert code == 2
     assert "matches no case" in err
     assert ":2:" in err
@@ -67,7 +74,10 @@ def test_stale_entry_is_an_error(capsys, tmp_path):
         ("expectations:\n  - id: x\n    status: maybe\n    reason: r\n", "status"),
         ("expectations:\n  - id: x\n    status: xfail\n", "reason"),
         ("expectations:\n  - status: xfail\n    reason: r\n", "'id'"),
-        ("expectations:\n  - id: x\n    status: xfail\n    reason: r\n    why: 1\n", "unknown fields"),
+        (
+            "expectations:\n  - id: x\n    status: xfail\n    reason: r\n    why: 1\n",
+            "unknown fields",
+        ),
         ("expect: []\n", "expectations"),
     ],
 )
@@ -78,11 +88,15 @@ def test_malformed_files(tmp_path, body, message):
 
 def test_write_baseline_then_gate(capsys, tmp_path):
     base = tmp_path / "baseline.yaml"
-    code, _, _ = _run(capsys, "--impl", "python:inprocess_fakes:Wrong", "--write-expectations", str(base))
+    code, _, _ = _run(
+        capsys, "--impl", "python:inprocess_fakes:Wrong", "--write-expectations", str(base)
+    )
     assert code == 1
     loaded = Expectations.load(base)
     assert len(loaded.entries) == 5
     assert all(e.status == "xfail" and "answers" in e.reason for e in loaded.entries)
-    code, cases, _ = _run(capsys, "--impl", "python:inprocess_fakes:Wrong", "--expectations", str(base))
+    code, cases, _ = _run(
+        capsys, "--impl", "python:inprocess_fakes:Wrong", "--expectations", str(base)
+    )
     assert code == 0
     assert {c["outcome"] for c in cases} == {"xfailed"}

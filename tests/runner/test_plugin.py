@@ -25,22 +25,33 @@ def test_cases_become_items(pytester: pytest.Pytester) -> None:
 def test_failure_output_and_k_selection(pytester: pytest.Pytester, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(FAKES))
     result = pytester.runpytest(
-        "--conformance-impl", "python:inprocess_fakes:Wrong",
-        "--conformance-cases", str(MINI), "-k", "range or list",
+        "--conformance-impl",
+        "python:inprocess_fakes:Wrong",
+        "--conformance-cases",
+        str(MINI),
+        "-k",
+        "range or list",
     )
     result.assert_outcomes(failed=2, deselected=3)
-    result.stdout.fnmatch_lines([
-        "*FAILED mini.range (*idset.decode.yaml:3) [[]must[]]*",
-        '*expected:    {"output": [[]1, 2, 3[]]}*',
-        "*replay:      flux-conformance run --impl python:inprocess_fakes:Wrong --id mini.range*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*FAILED mini.range (*idset.decode.yaml:3) [[]must[]]*",
+            '*expected:    {"output": [[]1, 2, 3[]]}*',
+            "*replay:      flux-conformance run --impl python:inprocess_fakes:Wrong --id mini.range*",
+        ]
+    )
 
 
 def test_exitfirst_and_junitxml(pytester: pytest.Pytester, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(FAKES))
     result = pytester.runpytest(
-        "--conformance-impl", "python:inprocess_fakes:Wrong",
-        "--conformance-cases", str(MINI), "-x", "--junitxml", "out.xml",
+        "--conformance-impl",
+        "python:inprocess_fakes:Wrong",
+        "--conformance-cases",
+        str(MINI),
+        "-x",
+        "--junitxml",
+        "out.xml",
     )
     result.assert_outcomes(failed=1)
     assert "mini.range" in (pytester.path / "out.xml").read_text()
@@ -50,7 +61,6 @@ def test_bad_suite_is_a_usage_error(pytester: pytest.Pytester) -> None:
     bad = pytester.mkdir("bad")
     (bad / "requirements").mkdir()
     (bad / "x.yaml").write_text("operation: no.op\ncases: []\n")
-    result = pytester.runpytest("--conformance-impl", "reference",
-                                "--conformance-cases", str(bad))
+    result = pytester.runpytest("--conformance-impl", "reference", "--conformance-cases", str(bad))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*x.yaml:1: unknown operation*"])

@@ -5,6 +5,7 @@ Each run must finish, report every case, and leave no process behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -19,10 +20,8 @@ from runner.engine import Outcome, run_cases
 
 def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
     adapter = SubprocessAdapter(fake_command(mode, arg), timeout=timeout, start_timeout=timeout)
-    try:
+    with contextlib.suppress(AdapterError):
         adapter.start()
-    except AdapterError:
-        pass
     try:
         results = list(run_cases(suite.cases, adapter, suite.operations))
     finally:
@@ -76,7 +75,7 @@ def test_garbage_line_errors_one_case_and_restarts(mini_suite):
 
 
 def test_crash_errors_one_case_with_stderr_tail(mini_suite):
-    adapter, results, _ = _run(mini_suite, "crash", "1,5")
+    _adapter, results, _ = _run(mini_suite, "crash", "1,5")
     crashed = next(r for r in results if r.case.id == "mini.list")
     assert crashed.outcome is Outcome.ERRORED
     assert "exited with status 3" in crashed.reason
@@ -86,7 +85,7 @@ def test_crash_errors_one_case_with_stderr_tail(mini_suite):
 
 def test_hang_times_out_and_the_run_goes_on(mini_suite):
     start = time.monotonic()
-    adapter, results, _ = _run(mini_suite, "hang", "1,5", timeout=1.0)
+    _adapter, results, _ = _run(mini_suite, "hang", "1,5", timeout=1.0)
     assert time.monotonic() - start < 15
     hung = next(r for r in results if r.case.id == "mini.list")
     assert hung.outcome is Outcome.ERRORED
