@@ -72,8 +72,12 @@ function decode(text) {
 }
 
 function encode(ids) {
-  if (!Array.isArray(ids) || !ids.every((id) => Number.isSafeInteger(id) && id >= 0)) {
+  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id) && id >= 0)) {
     throw new IdsetError("invalid", "input must be a list of non-negative integers");
+  }
+  // JSON.parse has already rounded ids beyond 2**53: refuse them rather than encode wrongly.
+  if (!ids.every(Number.isSafeInteger)) {
+    throw new IdsetError("limit", `ids above ${MAX_ID} cannot be represented exactly`);
   }
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   const out = [];
