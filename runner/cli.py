@@ -27,6 +27,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
     """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``)."""
+    from runner.adapters import KNOWN
     from runner.adapters.inprocess import (
         InProcessAdapter,
         ReferenceImplementation,
@@ -36,14 +37,17 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
 
     if spec == "reference":
         return InProcessAdapter(ReferenceImplementation())
+    if spec in KNOWN:
+        return InProcessAdapter(load_python_object(KNOWN[spec]), name=spec)
     kind, sep, rest = spec.partition(":")
     if sep and kind == "python":
         return InProcessAdapter(load_python_object(rest))
     if sep and kind == "exec":
         return SubprocessAdapter(rest, timeout=timeout)
     raise AdapterError(
-        f"unknown implementation {spec!r}: use 'reference', 'python:module:object' "
-        "or 'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve')"
+        f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
+        f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
+        f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"
     )
 
 

@@ -1,0 +1,13 @@
+"""Adapters: how the runner reaches an implementation (in-process or subprocess).
+
+``KNOWN`` maps short ``--impl`` names to the ``python:module:object`` of an adapter the
+project ships for an implementation people already use; such an adapter is loaded only
+when asked for, and reports ``unsupported`` for what its implementation lacks.
+"""
+
+from __future__ import annotations
+
+__all__ = ["KNOWN"]
+
+#: ``--impl NAME`` -> ``module:object`` of a shipped adapter.
+KNOWN: dict[str, str] = {}
