@@ -18,6 +18,7 @@ import runner
 from runner.adapters.base import Adapter, AdapterError
 from runner.cases import LEVELS, Suite, SuiteError, load_suite
 from runner.engine import Filters, Summary, run_cases, select
+from runner.expectations import ExpectationsError
 from runner.report import Header, Reporter
 
 __all__ = ["main", "make_adapter"]
@@ -122,7 +123,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         print(f"warning: {exc}", file=err)
     decide = skip = None
     if args.expectations:
-        from runner.expectations import Expectations, ExpectationsError
+        from runner.expectations import Expectations
 
         try:
             expectations = Expectations.load(Path(args.expectations))
@@ -264,6 +265,58 @@ def cmd_serve(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     return serve(impl, name=name, version=version, operations=ops)
 
 
+def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Run every implementation on every selected case; write the matrix."""
+    from runner.compare import run_matrix, shipped_expectations
+
+    suite = _load(args, err)
+    if suite is None:
+        return EXIT_USAGE
+    cases = select(suite.cases, _filters(args))
+    if not cases:
+        print("no case matches the filters", file=err)
+        return EXIT_USAGE
+    impls = args.impl or ["reference"]
+    expectations: dict[str, Path] = {}
+    if not args.no_shipped_expectations:
+        for impl in impls:
+            shipped = shipped_expectations(impl)
+            if shipped is not None:
+                expectations[impl] = shipped
+    for item in args.expectations or ():
+        impl, sep, file = item.partition("=")
+        if not sep or impl not in impls:
+            print(f"error: --expectations takes IMPL=FILE with IMPL one of {impls}", file=err)
+            return EXIT_USAGE
+        expectations[impl] = Path(file)
+    try:
+        for impl in impls:
+            make_adapter(impl, timeout=args.timeout)  # fail early on a bad --impl
+        matrix = run_matrix(
+            suite,
+            cases,
+            impls,
+            expectations=expectations,
+            make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
+            progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
+        )
+    except AdapterError as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_USAGE
+    except ExpectationsError as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_USAGE
+    markdown = matrix.to_markdown(all_rows=args.all_rows)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    else:
+        print(markdown, file=out, end="")
+    if args.html:
+        Path(args.html).write_text(matrix.to_html(), encoding="utf-8")
+        print(f"wrote {args.html}", file=err)
+    return EXIT_OK
+
+
 def _add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="DIR", help="case directory (default: the bundled suite)")
     p.add_argument(
@@ -322,6 +375,35 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     run.add_argument("--show-skips", action="store_true", help="detail skipped cases too")
     run.set_defaults(func=cmd_run)
+
+    cmp_ = sub.add_parser("compare", help="run several implementations; write a matrix")
+    cmp_.add_argument(
+        "--impl",
+        action="append",
+        metavar="IMPL",
+        help="an implementation (repeatable; default: the reference)",
+    )
+    _add_selection(cmp_)
+    cmp_.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    cmp_.add_argument(
+        "--expectations",
+        action="append",
+        metavar="IMPL=FILE",
+        help="expectations file for one implementation (repeatable)",
+    )
+    cmp_.add_argument(
+        "--no-shipped-expectations",
+        action="store_true",
+        help="ignore the expectations files shipped with named adapters",
+    )
+    cmp_.add_argument("--markdown", metavar="FILE", help="write the Markdown matrix here")
+    cmp_.add_argument("--html", metavar="FILE", help="write the HTML page here")
+    cmp_.add_argument(
+        "--all-rows",
+        action="store_true",
+        help="Markdown: every case, not only those some implementation did not pass",
+    )
+    cmp_.set_defaults(func=cmd_compare)
 
     check = sub.add_parser("check", help="check every case file; print counts")
     check.add_argument("--cases", metavar="DIR", help="case directory")
