@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from support import MINI
@@ -36,16 +35,34 @@ def test_markdown_totals_and_rows(matrix):
 
 
 def test_markdown_hides_rows_that_pass_everywhere(mini_suite):
-    m = run_matrix(mini_suite, mini_suite.cases, ["reference", "python:inprocess_fakes:good"],
-                   make_adapter=make_adapter, expectations={})
+    m = run_matrix(
+        mini_suite,
+        mini_suite.cases,
+        ["reference", "python:inprocess_fakes:good"],
+        make_adapter=make_adapter,
+        expectations={},
+    )
     assert "| `mini." not in m.to_markdown()
     assert m.to_markdown(all_rows=True).count("| `mini.") == 5
 
 
 def test_cli_compare_writes_both(tmp_path, capsys):
     md, page = tmp_path / "m.md", tmp_path / "m.html"
-    code = main(["compare", "--cases", str(MINI), "--impl", "reference",
-                 "--impl", "python:inprocess_fakes:Wrong", "--markdown", str(md), "--html", str(page)])
+    code = main(
+        [
+            "compare",
+            "--cases",
+            str(MINI),
+            "--impl",
+            "reference",
+            "--impl",
+            "python:inprocess_fakes:Wrong",
+            "--markdown",
+            str(md),
+            "--html",
+            str(page),
+        ]
+    )
     assert code == 0
     assert "0/5 (5 fail)" in md.read_text()
     assert "mini.leading-zero" in page.read_text()
@@ -56,8 +73,17 @@ def test_cli_compare_writes_both(tmp_path, capsys):
 def test_expectations_per_implementation(tmp_path, capsys):
     exp = tmp_path / "e.yaml"
     exp.write_text("expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: returns []\n")
-    code = main(["compare", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong",
-                 "--expectations", f"python:inprocess_fakes:Wrong={exp}"])
+    code = main(
+        [
+            "compare",
+            "--cases",
+            str(MINI),
+            "--impl",
+            "python:inprocess_fakes:Wrong",
+            "--expectations",
+            f"python:inprocess_fakes:Wrong={exp}",
+        ]
+    )
     out, _ = capsys.readouterr()
     assert code == 0
     assert "0/5 (5 xfail)" in out
@@ -68,12 +94,14 @@ def test_html_embeds_data_safely(matrix):
     data = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
     assert data is not None
     loaded = json.loads(data.group(1))
-    assert [c["label"] for c in loaded["columns"]][0].startswith("flux-conformance reference")
+    assert loaded["columns"][0]["label"].startswith("flux-conformance reference")
     assert loaded["rows"][0]["cells"][1]["cell"] == "fail"
     assert "</script" not in data.group(1)
 
 
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+BROWSER = (
+    shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+)
 
 # Injected after the page's own script: it uses the page as a person would (choose a filter,
 # click a cell) and writes what it saw into the DOM, which the browser then dumps.
@@ -118,10 +146,24 @@ def test_html_page_in_a_real_browser(matrix, tmp_path):
     path = tmp_path / "matrix.html"
     path.write_text(page, encoding="utf-8")
     proc = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", path.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     found = re.search(r'<pre id="driver-result">(.*?)</pre>', proc.stdout, re.S)
     assert found is not None, proc.stderr[-2000:]
