@@ -615,6 +615,14 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# Built once: json.loads() with keyword arguments builds a new decoder on every call, which
+# costs more than decoding a small Extra.  NaN and Infinity are not JSON, so they are refused.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+# Integers beyond int()'s digit limit are still JSON numbers; Slurm compares numbers as
+# doubles, so this second decoder, used only after the first one fails, reads them as such.
+_WIDE_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=float)
+
+
 def load_extra(text: str | None) -> dict[str, Any] | None:
     """Decode a node's Extra text; None for a node without Extra (``None`` or ``""``).
 
@@ -625,9 +633,10 @@ def load_extra(text: str | None) -> dict[str, Any] | None:
         # Slurm stores an empty Extra as no Extra at all.
         return None
     try:
-        # Integers are read straight to doubles, as Slurm compares them: this also keeps
-        # very long digit strings (beyond int()'s digit limit) from being refused.
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=float)
+        try:
+            value = _DECODER.decode(text)
+        except ValueError:
+            value = _WIDE_DECODER.decode(text)
     except RecursionError:
         raise LimitError("Extra is nested too deeply to decode") from None
     except ValueError as exc:
