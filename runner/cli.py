@@ -317,6 +317,30 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     return EXIT_OK
 
 
+def cmd_clarify(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Render the clarification cases (and shipped findings) for spec authors."""
+    from runner.clarify import clarify_report, collect_readings
+
+    suite = _load(args, err)
+    if suite is None:
+        return EXIT_USAGE
+    try:
+        for impl in args.impl or ():
+            make_adapter(impl, timeout=args.timeout)
+        readings = collect_readings(
+            suite, args.impl or [], lambda spec: make_adapter(spec, timeout=args.timeout)
+        )
+        text = clarify_report(suite, readings, fmt=args.format)
+    except (AdapterError, ExpectationsError) as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_USAGE
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text, file=out, end="")
+    return EXIT_OK
+
+
 def _add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="DIR", help="case directory (default: the bundled suite)")
     p.add_argument(
@@ -404,6 +428,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="Markdown: every case, not only those some implementation did not pass",
     )
     cmp_.set_defaults(func=cmd_compare)
+
+    clar = sub.add_parser("clarify", help="report the open points of the specs for their authors")
+    clar.add_argument(
+        "--impl",
+        action="append",
+        metavar="IMPL",
+        help="also show which reading this implementation takes (repeatable)",
+    )
+    clar.add_argument("--cases", metavar="DIR", help="case directory")
+    clar.add_argument("--format", choices=("markdown", "rst"), default="markdown")
+    clar.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    clar.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    clar.set_defaults(func=cmd_clarify)
 
     check = sub.add_parser("check", help="check every case file; print counts")
     check.add_argument("--cases", metavar="DIR", help="case directory")

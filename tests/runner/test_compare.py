@@ -176,3 +176,26 @@ def test_html_page_in_a_real_browser(matrix, tmp_path):
     assert seen["input"] == '"3-3"'
     assert seen["actual"] == '{"output": []}'
     assert '"one_of"' in seen["expected"]
+
+
+def test_clarify_report_shows_readings(capsys):
+    code = main(["clarify", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "## RFC 22" in out
+    assert '- `mini.degenerate` (idset.decode), input `"3-3"`' in out
+    assert "  - permitted reading 1: output `[3]`" in out
+    assert "  - permitted reading 2: error `syntax`" in out
+    # The reference refuses "3-3"; the fake answers [] which is neither reading.
+    assert "  - flux-conformance reference 0.1.0: reading 2: error `syntax`" in out
+    assert '  - Wrong: none of the permitted readings: `{"output": []}`' in out
+    # Only clarification cases appear.
+    assert "mini.range" not in out
+
+
+def test_clarify_rst(capsys):
+    code = main(["clarify", "--cases", str(MINI), "--format", "rst"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "RFC 22\n======" in out or "RFC 22\n------" in out
+    assert "``mini.degenerate``" in out
