@@ -1,0 +1,163 @@
+"""Tests of the RFC 29 hostlist reference (reference/hostlist.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reference import hostlist
+from reference._limits import MAX_EXPANSION, MAX_TEXT_LENGTH
+from reference.errors import InvalidError, LimitError, ParseError
+from reference.operations import run
+
+# Hosts built from a few prefixes, optional zero-padded numbers and suffixes, so that runs,
+# padding clashes and repeats are all common.
+prefixes = st.sampled_from(["n", "node", "rack1n", "a.b-", "x", ""])
+suffixes = st.sampled_from(["", "-ib", "b", ".local", "0x"])
+
+
+@st.composite
+def host_names(draw: st.DrawFn) -> str:
+    prefix = draw(prefixes)
+    suffix = draw(suffixes)
+    number = draw(st.integers(min_value=0, max_value=120))
+    width = draw(st.integers(min_value=0, max_value=4))
+    if draw(st.booleans()) or not (prefix or suffix):
+        text = f"{number:0{width}d}" if width else str(number)
+    else:
+        text = ""
+    host = f"{prefix}{text}{suffix}"
+    return host or "h"
+
+
+any_host = st.text(
+    alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="[],"),
+    min_size=1,
+    max_size=8,
+)
+
+
+@given(st.lists(host_names(), max_size=40))
+def test_encode_round_trip_structured(hosts: list[str]) -> None:
+    assert hostlist.decode(hostlist.encode(hosts)) == hosts
+
+
+@given(st.lists(any_host, max_size=20))
+def test_encode_round_trip_arbitrary(hosts: list[str]) -> None:
+    assert hostlist.decode(hostlist.encode(hosts)) == hosts
+
+
+@given(st.lists(host_names(), max_size=40))
+def test_decode_encode_decode_is_stable(hosts: list[str]) -> None:
+    text = hostlist.encode(hosts)
+    assert hostlist.encode(hostlist.decode(text)) == text
+
+
+def test_encode_compresses_runs() -> None:
+    assert hostlist.encode([f"node{i}" for i in range(100)]) == "node[0-99]"
+    assert hostlist.encode(["n01", "n02", "n03", "n5"]) == "n[01-03],n5"
+    assert hostlist.encode(["foo0-eth2", "foo1-eth2"]) == "foo[0-1]-eth2"
+    assert hostlist.encode(["node01", "node1", "node2"]) == "node01,node[1-2]"
+
+
+@pytest.mark.parametrize(
+    ("text", "hosts"),
+    [
+        ("", []),
+        ("foox,fooy,fooz", ["foox", "fooy", "fooz"]),
+        ("[1-3,5-6]", ["1", "2", "3", "5", "6"]),
+        ("foo[1-5]", ["foo1", "foo2", "foo3", "foo4", "foo5"]),
+        ("foo[0-4]-eth2", [f"foo{i}-eth2" for i in range(5)]),
+        ("foo1,foo1,foo1", ["foo1", "foo1", "foo1"]),
+        ("[00-02]", ["00", "01", "02"]),
+        ("[00-2]", ["00", "01", "02"]),
+        ("foo[1,1,2,1]", ["foo1", "foo1", "foo2", "foo1"]),
+    ],
+)
+def test_rfc_test_vectors(text: str, hosts: list[str]) -> None:
+    assert hostlist.decode(text) == hosts
+    assert hostlist.decode(hostlist.encode(hosts)) == hosts
+
+
+def test_padding_rule() -> None:
+    assert hostlist.decode("foo[005,4,11-13]") == [
+        "foo005",
+        "foo004",
+        "foo011",
+        "foo012",
+        "foo013",
+    ]
+    assert hostlist.decode("[1-010]") == [str(i) for i in range(1, 11)]
+    assert hostlist.decode("foo[1,02]") == ["foo1", "foo2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("rack[1-2]n[1-4]", "an expression may hold only one bracketed idlist"),
+        ("foo bar", "character ' ' is not allowed in a hostlist"),
+        ("foo[]", "empty idlist"),
+        ("foo[", "'[' is never closed"),
+        ("foo]", "']' without a matching '['"),
+        ("foo[3-1]", "range ends below its start"),
+        ("foo[1-]", "expected an id"),
+        ("foo[x-y]", "unexpected 'x' in an idlist"),
+        ("foo[[1]]", "brackets do not nest"),
+        ("foo[1,,2]", "empty element in an idlist (expected an id)"),
+    ],
+)
+def test_syntax_messages(text: str, message: str) -> None:
+    with pytest.raises(ParseError) as info:
+        hostlist.decode(text)
+    assert info.value.reason == message
+    assert info.value.category == "syntax"
+
+
+def test_expressions_are_not_expanded() -> None:
+    (expression,) = hostlist.expressions("h[0-999999999999]x")
+    assert expression.size == 10**12
+    assert (expression.prefix, expression.suffix, expression.width) == ("h", "x", 0)
+    with pytest.raises(LimitError):
+        hostlist.decode("h[0-999999999999]")
+    with pytest.raises(LimitError):
+        run("hostlist.decode", "h[0-999999999999]")
+
+
+def test_limits() -> None:
+    with pytest.raises(LimitError):
+        hostlist.decode("n[99999999999999999999999]")
+    with pytest.raises(LimitError):
+        hostlist.decode(f"n[1-{MAX_EXPANSION}],m")
+    with pytest.raises(LimitError):
+        hostlist.decode("a" * (MAX_TEXT_LENGTH + 1))
+    assert hostlist.decode("n[1-3]", limit=3) == ["n1", "n2", "n3"]
+    with pytest.raises(LimitError):
+        hostlist.decode("n[1-3]", limit=2)
+
+
+@pytest.mark.parametrize("host", ["", "foo bar", "a,b", "foo[1]", "x]", "n\u00f6de", "tab\t"])
+def test_encode_refuses_unwritable_hosts(host: str) -> None:
+    with pytest.raises(InvalidError) as info:
+        hostlist.encode(["ok", host])
+    assert info.value.path == (1,)
+
+
+def test_operations() -> None:
+    assert run("hostlist.decode", "n[1-2],m") == ["n1", "n2", "m"]
+    assert run("hostlist.encode", ["n1", "n2", "m"]) == "n[1-2],m"
+    with pytest.raises(InvalidError):
+        run("hostlist.decode", ["n1"])
+    with pytest.raises(InvalidError):
+        run("hostlist.encode", "n1")
+    with pytest.raises(InvalidError):
+        run("hostlist.encode", ["n1", 2])
+
+
+@given(st.text(alphabet="ab01-[], ", max_size=16))
+def test_decode_never_crashes(text: str) -> None:
+    try:
+        hosts = hostlist.decode(text)
+    except (ParseError, LimitError):
+        return
+    assert hostlist.decode(hostlist.encode(hosts)) == hosts

@@ -1,0 +1,182 @@
+"""Tests of the RFC 22 idset reference (reference/idset.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reference import idset
+from reference._limits import MAX_EXPANSION, MAX_ID, MAX_TEXT_LENGTH
+from reference.errors import InvalidError, LimitError, ParseError
+from reference.idset import IdSet
+from reference.operations import run
+
+ids = st.integers(min_value=0, max_value=MAX_ID)
+small_ids = st.integers(min_value=0, max_value=300)
+id_sets = st.sets(small_ids)
+
+
+def _set(text: str) -> set[int]:
+    return set(IdSet.decode(text))
+
+
+@given(st.sets(ids, max_size=50))
+def test_encode_decode_round_trip(values: set[int]) -> None:
+    text = idset.encode(values)
+    assert list(IdSet.decode(text)) == sorted(values)
+    assert IdSet.decode(text).encode() == text
+
+
+@given(st.lists(small_ids, max_size=60))
+def test_encode_accepts_any_order_and_duplicates(values: list[int]) -> None:
+    assert list(IdSet.decode(idset.encode(values))) == sorted(set(values))
+
+
+@given(id_sets)
+def test_brackets_round_trip(values: set[int]) -> None:
+    ids_ = IdSet.from_ids(values)
+    assert IdSet.decode(ids_.encode(brackets=True)) == ids_
+
+
+@given(id_sets)
+def test_canonical_form_compresses_every_run(values: set[int]) -> None:
+    text = idset.encode(values)
+    # In canonical form no two written elements are adjacent, and each element is a run.
+    elements = [e for e in text.split(",") if e]
+    assert len(elements) == len(IdSet.from_ids(values).intervals)
+    for element in elements:
+        if "-" in element:
+            lo, hi = map(int, element.split("-"))
+            assert lo < hi
+
+
+@given(id_sets, id_sets)
+def test_set_algebra_matches_python_sets(a: set[int], b: set[int]) -> None:
+    x, y = IdSet.from_ids(a), IdSet.from_ids(b)
+    assert set(x | y) == a | b
+    assert set(x & y) == a & b
+    assert set(x - y) == a - b
+    assert x.isdisjoint(y) == a.isdisjoint(b)
+    assert x.issubset(y) == (a <= b)
+    assert len(x) == len(a)
+    assert bool(x) == bool(a)
+    for value in range(-1, 302):
+        assert (value in x) == (value in a)
+
+
+@given(st.lists(st.tuples(small_ids, small_ids), max_size=20))
+def test_from_intervals_normalises(pairs: list[tuple[int, int]]) -> None:
+    ordered = [(min(p), max(p)) for p in pairs]
+    expected: set[int] = set()
+    for lo, hi in ordered:
+        expected.update(range(lo, hi + 1))
+    assert set(IdSet.from_intervals(ordered)) == expected
+    assert IdSet.from_intervals(ordered) == IdSet.from_ids(expected)
+
+
+def test_intervals_are_not_expanded() -> None:
+    huge = IdSet.decode("0-18446744073709551615")
+    assert huge.intervals == ((0, MAX_ID),)
+    assert huge.size == MAX_ID + 1
+    assert MAX_ID in huge
+    assert (huge - IdSet.decode("1-18446744073709551614")).encode() == "0,18446744073709551615"
+
+
+def test_first_last_and_empty() -> None:
+    assert IdSet().first() is None
+    assert IdSet().last() is None
+    assert IdSet.decode("[3,7-9]").first() == 3
+    assert IdSet.decode("[3,7-9]").last() == 9
+    assert IdSet.decode("") == IdSet.decode("[]") == IdSet()
+    assert IdSet().encode(brackets=True) == "[]"
+
+
+def test_constructor_checks_canonical_form() -> None:
+    assert IdSet(((1, 2), (4, 5))).encode() == "1-2,4-5"
+    for bad in (((2, 1),), ((1, 2), (3, 4)), ((3, 4), (1, 2)), ((-1, 2),)):
+        with pytest.raises(InvalidError):
+            IdSet(bad)
+
+
+def test_hashable_and_equal() -> None:
+    assert hash(IdSet.decode("1-3")) == hash(IdSet.from_ids([3, 2, 1]))
+    assert {IdSet.decode("1,2"), IdSet.decode("1-2")} == {IdSet.decode("1-2")}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("3,1", "ids must be strictly ascending and unique"),
+        ("01", "ids are written without leading zeros"),
+        ("3-3", "degenerate range (write the id alone)"),
+        ("1,,2", "empty element (expected an id)"),
+        ("1 ", "character ' ' is not allowed in an idset"),
+        ("[1", "'[' is not closed by a final ']'"),
+        ("1,[2]", "brackets may only surround the whole idset, once"),
+        ("3-1", "range ends below its start"),
+    ],
+)
+def test_syntax_messages(text: str, message: str) -> None:
+    with pytest.raises(ParseError) as info:
+        IdSet.decode(text)
+    assert info.value.reason == message
+    assert info.value.category == "syntax"
+
+
+def test_error_span_points_at_the_element() -> None:
+    with pytest.raises(ParseError) as info:
+        IdSet.decode("1,2,5,4")
+    assert info.value.span == (6, 7)
+    assert str(info.value).endswith("1,2,5,4\n          ^")
+
+
+def test_large_ids_are_exact_or_refused() -> None:
+    assert list(IdSet.decode("99999999999")) == [99999999999]
+    assert list(IdSet.decode(str(MAX_ID))) == [MAX_ID]
+    with pytest.raises(LimitError):
+        IdSet.decode(str(MAX_ID + 1))
+    with pytest.raises(LimitError):
+        IdSet.decode("1" * 5000)  # beyond int()'s own digit limit: still a clean error
+    with pytest.raises(LimitError):
+        IdSet.from_ids([MAX_ID + 1])
+
+
+def test_from_ids_refuses_non_ids() -> None:
+    for bad in ([-1], [True], [1.0], ["1"], [None]):
+        with pytest.raises(InvalidError):
+            IdSet.from_ids(bad)  # type: ignore[arg-type]
+
+
+def test_text_length_limit() -> None:
+    with pytest.raises(LimitError):
+        IdSet.decode("1" + ",1" * (MAX_TEXT_LENGTH // 2))
+
+
+def test_operation_expansion_limit_is_decided_without_expanding() -> None:
+    with pytest.raises(LimitError):
+        run("idset.decode", "0-99999999999999")
+    with pytest.raises(LimitError):
+        run("idset.decode", f"0-{MAX_EXPANSION}")
+    assert len(run("idset.decode", f"1-{MAX_EXPANSION}")) == MAX_EXPANSION
+
+
+def test_operations_refuse_wrong_json_types() -> None:
+    with pytest.raises(InvalidError):
+        run("idset.decode", 5)
+    with pytest.raises(InvalidError):
+        run("idset.encode", "1-3")
+    with pytest.raises(InvalidError):
+        run("idset.encode", [1, "2"])
+    assert run("idset.encode", [3, 1, 2, 2]) == "1-3"
+    assert run("idset.decode", "[0,5-6]") == [0, 5, 6]
+
+
+@given(st.text(alphabet="0123456789,-[] ", max_size=20))
+def test_decode_never_crashes(text: str) -> None:
+    try:
+        result = IdSet.decode(text)
+    except (ParseError, LimitError):
+        return
+    # Whatever decodes is canonical-equivalent: re-encoding and decoding gives the same set.
+    assert IdSet.decode(result.encode()) == result
