@@ -1,0 +1,149 @@
+"""Tests for reference.constraint (RFC 31): validation, evaluation, limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reference import constraint, rset
+from reference.errors import InvalidError, LimitError
+from reference.operations import run
+
+R8 = {
+    "version": 1,
+    "execution": {
+        "R_lite": [{"rank": "0-7", "children": {"core": "0-3"}}],
+        "nodelist": ["host[0-7]"],
+        "properties": {"ssd": "0-3", "huge": "2-5", "slowgpu": "6", "gpu": "4-7"},
+    },
+}
+
+
+def nested(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
+    obj = leaf
+    for _ in range(depth):
+        obj = {"not": [obj]}
+    return obj
+
+
+def test_validate_constraint_is_the_public_name() -> None:
+    assert constraint.validate_constraint({"properties": ["ssd"]}) == []
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        ({"properties": "ssd"}, "properties: the value of 'properties' must be an array"),
+        ({"or": [{}, {"hostlist": ["h[1-"]}]}, "or[1].hostlist[0]: not a valid RFC 29 hostlist"),
+        ({"and": [{"ranks": ["3,1"]}]}, "and[0].ranks[0]: not a valid RFC 22 idset"),
+        ({"a": [], "b": []}, "a constraint has exactly one operator, not 2"),
+        ({"properties": ["^^x"]}, "properties[0]: property name '^x' contains ^"),
+        ({"properties": ["^"]}, "properties[0]: a property name may not be empty"),
+        ({"nope": []}, "unknown constraint operator 'nope'"),
+        ([], "a constraint must be a JSON object"),
+    ],
+)
+def test_errors_name_the_path(obj: Any, message: str) -> None:
+    with pytest.raises(InvalidError) as info:
+        constraint.validate_constraint(obj)
+    assert message in str(info.value)
+
+
+def test_warnings() -> None:
+    warnings = constraint.validate_constraint(
+        {"and": [{"not": [{}, {}]}, {"hostlist": []}, {"properties": []}]}
+    )
+    assert warnings == [
+        "and[0].not: several values; negating their AND",
+        "and[1].hostlist: an empty hostlist list matches no target",
+        "and[2].properties: an empty properties list matches every target",
+    ]
+
+
+def test_deep_nesting_is_a_limit_not_a_recursion_error() -> None:
+    deep = nested(100_000, {"properties": ["ssd"]})
+    with pytest.raises(LimitError):
+        constraint.validate_constraint(deep)
+    with pytest.raises(LimitError):
+        run("constraint.match", {"constraint": deep, "R": R8})
+
+
+def test_nesting_up_to_the_limit_evaluates_without_recursion() -> None:
+    # 1000 nots: an even number, so the result is the leaf's own selection.
+    deep = nested(constraint.MAX_DEPTH, {"properties": ["ssd"]})
+    assert constraint.match(deep, R8) == [0, 1, 2, 3]
+    wide = {"or": [{"ranks": [str(i)]} for i in range(5000)]}
+    assert constraint.match(wide, R8) == list(range(8))
+
+
+def test_validation_happens_before_evaluation() -> None:
+    # Even on an R with no targets, a bad leaf is reported.
+    empty = {"version": 1, "execution": {"R_lite": [], "nodelist": []}}
+    with pytest.raises(InvalidError):
+        constraint.match({"or": [{}, {"ranks": ["x"]}]}, empty)
+
+
+def test_match_reports_r_errors_under_r() -> None:
+    with pytest.raises(InvalidError, match=r"^R\.execution"):
+        run("constraint.match", {"constraint": {}, "R": {"version": 1, "execution": {}}})
+
+
+# -- property: the interval evaluator agrees with a per-target evaluator ------------------------
+
+PROPS = ["ssd", "huge", "slowgpu", "gpu", "none"]
+
+
+def leaves() -> st.SearchStrategy[dict[str, Any]]:
+    prop = st.sampled_from(PROPS).flatmap(lambda p: st.sampled_from([p, "^" + p]))
+    return st.one_of(
+        st.builds(lambda ps: {"properties": ps}, st.lists(prop, max_size=3)),
+        st.builds(
+            lambda ids: {"hostlist": [f"host{i}" for i in ids]},
+            st.lists(st.integers(0, 9), max_size=3),
+        ),
+        st.builds(
+            lambda ids: {"ranks": [str(i) for i in ids]}, st.lists(st.integers(0, 9), max_size=3)
+        ),
+        st.just({}),
+    )
+
+
+trees = st.recursive(
+    leaves(),
+    lambda kids: st.builds(
+        lambda op, xs: {op: xs}, st.sampled_from(["and", "or", "not"]), st.lists(kids, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def holds(obj: dict[str, Any], rank: int, host: str, props: set[str]) -> bool:
+    if not obj:
+        return True
+    ((op, values),) = obj.items()
+    if op == "properties":
+        return all((v[1:] not in props) if v.startswith("^") else (v in props) for v in values)
+    if op == "hostlist":
+        return host in values
+    if op == "ranks":
+        return str(rank) in values
+    results = [holds(v, rank, host, props) for v in values]
+    if op == "and":
+        return all(results)
+    if op == "or":
+        return any(results) or not values
+    return not all(results)
+
+
+@given(trees)
+def test_evaluation_matches_per_target_logic(obj: dict[str, Any]) -> None:
+    loaded, _ = rset.load(R8)
+    want = [
+        rank
+        for rank, host, _children in loaded.iter_ranks()
+        if holds(obj, rank, host, {n for n, ids in loaded.properties.items() if rank in ids})
+    ]
+    assert constraint.match(obj, R8) == want

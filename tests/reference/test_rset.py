@@ -1,0 +1,275 @@
+"""Tests for reference.rset (RFC 20 R): decoding, encoding, set operations, error reporting."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference import rset
+from reference.errors import InvalidError, LimitError
+from reference.idset import IdSet
+from reference.operations import run
+
+EXAMPLE = Path("/work/shared/specs/data/spec_20/example1.json")
+
+
+def r_doc(
+    rlite: list[tuple[str, dict[str, str]]], nodelist: list[str], **execution: Any
+) -> dict[str, Any]:
+    ex: dict[str, Any] = {
+        "R_lite": [{"rank": r, "children": c} for r, c in rlite],
+        "nodelist": nodelist,
+    }
+    ex.update(execution)
+    return {"version": 1, "execution": ex}
+
+
+EXAMPLE_DOC: dict[str, Any] = (
+    json.loads(EXAMPLE.read_text())
+    if EXAMPLE.exists()
+    else r_doc(
+        [("19-22", {"core": "0-47", "gpu": "0-7"})],
+        ["node[186-189]"],
+        nslots=32,
+        starttime=1676560542,
+        expiration=1676562342,
+    )
+)
+
+
+def test_example_decodes_to_four_ranks() -> None:
+    rows = rset.decode(EXAMPLE_DOC)
+    assert [r["rank"] for r in rows] == [19, 20, 21, 22]
+    assert [r["hostname"] for r in rows] == ["node186", "node187", "node188", "node189"]
+    assert {(r["cores"], r["gpus"]) for r in rows} == {("0-47", "0-7")}
+
+
+def test_reserved_key_draws_a_warning_naming_it() -> None:
+    assert rset.validate(EXAMPLE_DOC) == [
+        "execution.nslots: key reserved for future extensions; ignored"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        (r_doc([("0-2", {"core": "0"})], ["n[0-1]"]), "nodelist names 2 hosts but R_lite has 3"),
+        (
+            r_doc([("0", {"core": "0-1"}), ("0", {"core": "1"})], ["n0"]),
+            "execution.R_lite[1]: a rank listed by several entries has overlapping",
+        ),
+        (
+            r_doc([("0", {"core": "0"})], ["n0"], properties={"a|b": "0"}),
+            "execution.properties.a|b: property name 'a|b' contains |",
+        ),
+        (
+            r_doc([("0", {"core": "0"})], ["n0"], properties={"ssd": "1"}),
+            "property 'ssd' names ranks 1 that R_lite lacks",
+        ),
+        (
+            r_doc([("0", {"core": "01"})], ["n0"]),
+            "execution.R_lite[0].children.core: core is not a valid RFC 22 idset",
+        ),
+        (
+            r_doc([("0", {"core": "0"})], ["n0"], starttime=5, expiration=5),
+            "execution.expiration: expiration must be later than starttime",
+        ),
+        ({"version": True, "execution": {}}, "version: version must be the integer 1"),
+    ],
+)
+def test_invalid_documents_name_the_place(doc: Any, message: str) -> None:
+    with pytest.raises(InvalidError) as info:
+        rset.validate(doc)
+    assert message in str(info.value)
+
+
+def test_huge_rank_is_a_limit_not_a_wrap() -> None:
+    with pytest.raises(LimitError):
+        rset.validate(r_doc([("18446744073709551616", {"core": "0"})], ["n0"]))
+
+
+def test_graph_is_checked_structurally() -> None:
+    meta = {
+        "type": "node",
+        "uuid": "u",
+        "basename": "node",
+        "name": "node0",
+        "id": 0,
+        "properties": {},
+        "size": 1,
+        "unit": "",
+    }
+    graph = {"nodes": [{"id": "a", "metadata": meta}], "edges": []}
+    assert rset.validate({"version": 1, "scheduling": {"graph": graph}}) == []
+    assert rset.decode({"version": 1, "scheduling": {"graph": graph}}) == []
+    edge = {"source": "a", "target": "b", "metadata": {"subsystem": "c", "relationship": "d"}}
+    with pytest.raises(InvalidError, match="edge target 'b' names no vertex"):
+        rset.validate({"version": 1, "scheduling": {"graph": {**graph, "edges": [edge]}}})
+
+
+def test_large_homogeneous_r_stays_one_run() -> None:
+    doc = r_doc([("0-16383", {"core": "0-63", "gpu": "0-3"})], ["node[0-16383]"])
+    loaded, _ = rset.load(doc)
+    assert len(loaded.runs) == 1
+    assert len(loaded) == 16384
+    assert rset.decode(doc)[-1]["hostname"] == "node16383"
+
+
+def test_host_lookup_follows_rank_order() -> None:
+    loaded, _ = rset.load(r_doc([("1,3,5-6", {"core": "0"})], ["node[3,1]", "node9", "node9"]))
+    assert loaded.ranks_of_hosts(["node1"]) == IdSet.decode("3")
+    assert loaded.ranks_of_hosts(["node9", "nosuch"]) == IdSet.decode("5-6")
+
+
+def test_encode_accepts_both_input_forms() -> None:
+    rows = [{"rank": 0, "hostname": "n0", "cores": "0"}]
+    assert rset.encode(rows) == rset.encode({"ranks": rows})
+    out = rset.encode({"ranks": rows, "starttime": 1, "expiration": 2.5})
+    assert out["execution"]["starttime"] == 1
+    assert out["execution"]["expiration"] == 2.5
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        5,
+        "x",
+        {"ranks": "x"},
+        {"a": 1},
+        [{"rank": 0}],
+        [{"rank": 0, "hostname": "n", "cores": 1}],
+    ],
+)
+def test_encode_refuses_malformed_input_with_invalid(value: Any) -> None:
+    with pytest.raises(InvalidError):
+        run("R.encode", value)
+
+
+@pytest.mark.parametrize("op", ["R.union", "R.diff", "R.intersect"])
+@pytest.mark.parametrize(
+    "value", [None, [], {"a": {}}, {"a": 1, "b": 2}, {"a": {}, "b": {}, "c": 0}]
+)
+def test_set_operations_refuse_malformed_input(op: str, value: Any) -> None:
+    with pytest.raises(InvalidError):
+        run(op, value)
+
+
+def test_union_refuses_conflicting_host_names() -> None:
+    a = rset.load(r_doc([("0", {"core": "0"})], ["x"]))[0]
+    b = rset.load(r_doc([("0", {"core": "1"})], ["y"]))[0]
+    with pytest.raises(InvalidError, match="different host names"):
+        rset.union(a, b)
+
+
+# -- properties: per-rank models ---------------------------------------------------------------
+
+Model = dict[int, tuple[frozenset[int], frozenset[int], str, frozenset[str]]]
+
+_ids = st.frozensets(st.integers(0, 9), max_size=6)
+_names = st.sampled_from(["ssd", "gpu", "big", "x@y"])
+
+
+@st.composite
+def models(draw: st.DrawFn) -> Model:
+    ranks = draw(st.frozensets(st.integers(0, 12), max_size=8))
+    out: Model = {}
+    for rank in sorted(ranks):
+        cores = draw(_ids)
+        gpus = draw(_ids)
+        if not cores and not gpus:
+            cores = frozenset({0})
+        props = draw(st.frozensets(_names, max_size=3))
+        out[rank] = (cores, gpus, f"h{rank}", props)
+    return out
+
+
+def to_rows(model: Model) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": rank,
+            "hostname": host,
+            "cores": IdSet.from_ids(cores).encode(),
+            "gpus": IdSet.from_ids(gpus).encode(),
+            "properties": sorted(props),
+        }
+        for rank, (cores, gpus, host, props) in sorted(model.items())
+    ]
+
+
+@given(models())
+def test_encode_then_decode_is_identity(model: Model) -> None:
+    rows = to_rows(model)
+    doc = rset.encode(rows)
+    assert rset.validate(doc) == []
+    assert rset.decode(doc) == rows
+
+
+@given(models())
+def test_split_entries_merge_back(model: Model) -> None:
+    """Listing every rank's cores and GPUs in separate entries decodes to the same thing."""
+    rows = to_rows(model)
+    entries = []
+    for row in rows:
+        entries.append({"rank": str(row["rank"]), "children": {"core": row["cores"]}})
+        if row["gpus"]:
+            entries.append({"rank": str(row["rank"]), "children": {"core": "", "gpu": row["gpus"]}})
+    doc = rset.encode(rows)
+    doc["execution"]["R_lite"] = entries[::-1]
+    assert rset.decode(doc) == rows
+
+
+def naive(model_a: Model, model_b: Model, op: str) -> Model:
+    out: Model = {}
+    for rank in sorted(set(model_a) | set(model_b)):
+        a = model_a.get(rank)
+        b = model_b.get(rank)
+        if op == "union":
+            if a and b:
+                out[rank] = (a[0] | b[0], a[1] | b[1], a[2], a[3] | b[3])
+            else:
+                out[rank] = a or b  # type: ignore[assignment]
+        elif op == "diff" and a:
+            cores, gpus = (a[0] - b[0], a[1] - b[1]) if b else (a[0], a[1])
+            if cores or gpus or not b:
+                out[rank] = (cores, gpus, a[2], a[3])
+        elif op == "intersect" and a and b:
+            cores, gpus = a[0] & b[0], a[1] & b[1]
+            if cores or gpus:
+                out[rank] = (cores, gpus, a[2], a[3] | b[3])
+    return out
+
+
+@settings(max_examples=200)
+@given(models(), models(), st.sampled_from(["union", "diff", "intersect"]))
+def test_set_operations_match_a_per_rank_model(a: Model, b: Model, op: str) -> None:
+    func = {"union": rset.union, "diff": rset.difference, "intersect": rset.intersection}[op]
+    left = rset.from_ranks(to_rows(a))
+    right = rset.from_ranks(to_rows(b))
+    result = func(left, right).to_json()
+    assert rset.validate(result) == []
+    assert rset.decode(result) == to_rows(naive(a, b, op))
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.frozensets(st.integers(0, 30))), max_size=5))
+def test_segments_agree_with_membership(layers: list[tuple[str, frozenset[int]]]) -> None:
+    sets = [(key, IdSet.from_ids(ids)) for key, ids in layers]
+    segments = rset._segments(sets)
+    covered: dict[int, tuple[str, ...]] = {}
+    for lo, hi, keys in segments:
+        for i in range(lo, hi + 1):
+            covered[i] = keys
+    expected = {
+        i: tuple(key for key, ids in layers if i in ids)
+        for i in set().union(*[s for _, s in layers])
+    }
+    assert covered == expected
+    # Maximal: neighbouring segments differ or do not touch.
+    for (_, hi, k1), (lo, _, k2) in itertools.pairwise(segments):
+        assert lo > hi + 1 or k1 != k2
