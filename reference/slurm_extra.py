@@ -37,7 +37,7 @@ Evaluation
 Extra documents are read as strict JSON (RFC 8259): Slurm's own reader is more lenient
 (comments, single quotes, trailing commas); the suite leaves those cases open.
 
-The parse tree a :class:`Group` / :class:`Leaf` structure: a parenthesised sequence of two or
+The parse tree is made of :class:`Group` and :class:`Leaf` nodes: a parenthesised sequence of two or
 more terms, and the top level when it has two or more terms, is a :class:`Group`; parentheses
 around a single term add nothing, so ``((a=1))`` is the same tree as ``a=1``.  Nested groups
 are kept as written (``(a=1&b=2)&c=3`` is not flattened).
