@@ -120,7 +120,7 @@ class ResourceSet:
     properties: Mapping[str, IdSet]
     starttime: Number | None = None
     expiration: Number | None = None
-    _host_index: dict[str, list[int]] = field(
+    _host_index: dict[str, int | list[int]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
@@ -144,13 +144,29 @@ class ResourceSet:
         """Return the ranks whose host name is one of ``names`` (index built on first use)."""
         index = self._host_index
         if not index and self.hostnames:
-            for rank, host, _children in self.iter_ranks():
-                index.setdefault(host, []).append(rank)
+            ranks = itertools.chain.from_iterable(range(lo, hi + 1) for lo, hi, _ in self.runs)
+            index.update(zip(self.hostnames, ranks, strict=True))
+            if len(index) != len(self.hostnames):
+                # Some host runs several ranks: map those hosts to every rank they run.
+                repeated: dict[str, list[int]] = {}
+                for host, rank in zip(self.hostnames, self.iter_rank_ids(), strict=True):
+                    repeated.setdefault(host, []).append(rank)
+                index.update({h: r for h, r in repeated.items() if len(r) > 1})
         found: list[int] = []
         for name in names:
-            found.extend(index.get(name, ()))
-        found.sort()
+            hit = index.get(name)
+            if hit is None:
+                continue
+            if isinstance(hit, int):
+                found.append(hit)
+            else:
+                found.extend(hit)
         return IdSet.from_ids(found)
+
+    def iter_rank_ids(self) -> Iterator[int]:
+        """Each rank in ascending order."""
+        for lo, hi, _ in self.runs:
+            yield from range(lo, hi + 1)
 
     def property(self, name: str) -> IdSet:
         """Return the ranks that have property ``name`` (empty when none has it)."""

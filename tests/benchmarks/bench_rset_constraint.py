@@ -1,0 +1,114 @@
+"""Benchmark: RFC 20 resource sets and RFC 31 constraint matching in the reference.
+
+Targets (issue 4): ``constraint.match`` of a 20-term nested constraint over an R of 16,384
+ranks with 64 properties under 50 ms; ``R.union`` and ``R.diff`` of two 16,384-rank Rs under
+100 ms each; ``R.decode`` of such an R under 100 ms.  Every figure times the whole operation as
+an implementation under test would see it: the JSON input is validated in full (R_lite, the
+16,384-host nodelist, 64 property idsets) before any work, and the output is built as JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import Bench, main
+
+from reference.idset import IdSet
+from reference.operations import run
+
+RANKS = 16_384
+BLOCK = 128
+
+
+def _properties(count: int) -> dict[str, str]:
+    """Each property covers a scattered third of the 128-rank blocks (tens of intervals)."""
+    out: dict[str, str] = {}
+    blocks = RANKS // BLOCK
+    for i in range(count):
+        spans = [(b * BLOCK, b * BLOCK + BLOCK - 1) for b in range(blocks) if (b * 7 + i) % 3 == 0]
+        out[f"prop{i}"] = IdSet.from_intervals(spans).encode()
+    return out
+
+
+def _big_r(cores: tuple[str, str], gpus: str) -> dict[str, Any]:
+    half = RANKS // 2
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [
+                {"rank": f"0-{half - 1}", "children": {"core": cores[0], "gpu": gpus}},
+                {"rank": f"{half}-{RANKS - 1}", "children": {"core": cores[1]}},
+            ],
+            "nodelist": [f"node[0-{RANKS - 1}]"],
+            "properties": _properties(64),
+            "starttime": 0,
+            "expiration": 86400,
+        },
+    }
+
+
+R_FULL = _big_r(("0-63", "0-127"), "0-3")
+R_HALF = _big_r(("0-31", "64-127"), "0-1")
+# Rank 5000-5099 of the second set get different cores: a non-trivial overlap pattern.
+R_HALF["execution"]["R_lite"].append({"rank": "5000-5099", "children": {"core": "100-101"}})
+
+
+def _p(*names: str) -> dict[str, Any]:
+    return {"properties": list(names)}
+
+
+# 20 leaf terms, nested four deep, mixing every operator.
+CONSTRAINT: dict[str, Any] = {
+    "and": [
+        {"or": [_p("prop1"), _p("prop2", "^prop3"), {"hostlist": ["node[0-4095]"]}]},
+        {"not": [{"and": [_p("prop4"), _p("prop5")]}]},
+        {"or": [{"ranks": ["1000-9000", "12000-13000"]}, _p("prop6", "prop7")]},
+        {
+            "or": [
+                {"and": [_p("^prop8"), _p("prop9"), {"not": [{"ranks": ["7000-7100"]}]}]},
+                {"and": [_p("prop10"), {"hostlist": ["node[100-200],node[9000-9999]"]}]},
+                _p("prop11"),
+            ]
+        },
+        {"not": [_p("prop12"), _p("^prop13")]},
+        {"or": [_p("prop14"), _p("prop15"), {"not": [_p("prop17")]}]},
+        {"ranks": ["0-16383"]},
+        {"not": [{"hostlist": ["node[16000-16383]"]}]},
+    ]
+}
+
+
+def _count_leaves(obj: dict[str, Any]) -> int:
+    ((op, values),) = obj.items()
+    if op in ("and", "or", "not"):
+        return sum(_count_leaves(v) for v in values)
+    return 1
+
+
+assert _count_leaves(CONSTRAINT) == 20, _count_leaves(CONSTRAINT)
+
+
+BENCHES = [
+    Bench(
+        "constraint.match: 20 terms, 16,384 ranks, 64 properties",
+        lambda: run("constraint.match", {"constraint": CONSTRAINT, "R": R_FULL}),
+        target=0.050,
+    ),
+    Bench(
+        "R.union of two 16,384-rank Rs", lambda: run("R.union", {"a": R_FULL, "b": R_HALF}), 0.100
+    ),
+    Bench("R.diff of two 16,384-rank Rs", lambda: run("R.diff", {"a": R_FULL, "b": R_HALF}), 0.100),
+    Bench("R.decode of a 16,384-rank R with 64 properties", lambda: run("R.decode", R_FULL), 0.100),
+    Bench(
+        "R.intersect of two 16,384-rank Rs", lambda: run("R.intersect", {"a": R_FULL, "b": R_HALF})
+    ),
+    Bench("R.validate of a 16,384-rank R with 64 properties", lambda: run("R.validate", R_FULL)),
+]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(BENCHES))
