@@ -10,4 +10,8 @@ from __future__ import annotations
 __all__ = ["KNOWN"]
 
 #: ``--impl NAME`` -> ``module:object`` of a shipped adapter.
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    "python-hostlist": "runner.adapters.thirdparty.python_hostlist:PythonHostlist",
+    "clustershell": "runner.adapters.thirdparty.clustershell:ClusterShell",
+    "flux-core": "runner.adapters.thirdparty.fluxcore:FluxCore",
+}

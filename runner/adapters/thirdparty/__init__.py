@@ -1,0 +1,23 @@
+"""Adapters for third-party implementations people already use (optional extras).
+
+Each module wraps one library as an in-process :class:`~runner.adapters.base.Implementation`
+and imports that library only when the adapter is instantiated, so the runner works without
+them; a missing library is an :class:`~runner.adapters.base.AdapterError` naming the extra to
+install.  ``expectations/<name>.yaml`` beside them records where each library departs from
+the specs, one reason per case (see ``docs/adapters.md``).
+
+* :mod:`.python_hostlist` -- ``python-hostlist`` (``--impl python-hostlist``);
+* :mod:`.clustershell` -- ClusterShell's ``NodeSet``/``RangeSet`` (``--impl clustershell``);
+* :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["expectations_file"]
+
+
+def expectations_file(name: str) -> Path:
+    """The expectations file shipped for the adapter registered as ``name``."""
+    return Path(__file__).resolve().parent / "expectations" / f"{name}.yaml"

@@ -1,0 +1,72 @@
+"""What the third-party adapters share: outcome builders and dispatch by operation."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+from runner.adapters.base import AdapterError
+
+__all__ = [
+    "Handler",
+    "ThirdPartyImplementation",
+    "error",
+    "import_or_fail",
+    "output",
+    "unsupported",
+]
+
+#: One operation of an adapter: JSON input -> outcome mapping.
+Handler = Callable[[Any], Mapping[str, Any]]
+
+
+def output(value: Any) -> dict[str, Any]:
+    """An ``output`` outcome."""
+    return {"output": value}
+
+
+def error(category: str, exc: BaseException | str) -> dict[str, Any]:
+    """An ``error`` outcome carrying the library's own message (never compared)."""
+    message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return {"error": {"category": category, "message": message}}
+
+
+def unsupported(reason: str) -> dict[str, Any]:
+    """An ``unsupported`` outcome."""
+    return {"unsupported": {"reason": reason}}
+
+
+def import_or_fail(module: str, *, what: str, install: str) -> ModuleType:
+    """Import ``module`` or raise :class:`AdapterError` saying how to get it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise AdapterError(f"{what} is not installed ({exc}); {install}") from None
+
+
+class ThirdPartyImplementation:
+    """Base of the adapters: ``run`` dispatches to the handler registered per operation.
+
+    Subclasses fill ``handlers`` in ``__init__`` (after importing their library); the
+    ``operations`` attribute lists exactly those, so the runner skips the rest without
+    asking.  A handler maps the library's exceptions to the operation's categories and
+    lets anything unexpected propagate: the runner then reports the case as errored, which
+    is what a crash of the library on that input is.
+    """
+
+    name = "third-party"
+    version = ""
+
+    def __init__(self, handlers: Mapping[str, Handler]) -> None:
+        self._handlers = dict(handlers)
+        self.operations = tuple(sorted(self._handlers))
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:
+        """Answer one case (``options`` such as ``edition`` are not used by libraries)."""
+        del options
+        handler = self._handlers.get(operation)
+        if handler is None:
+            return unsupported(f"{self.name} has no API for {operation}")
+        return handler(input)
