@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal
 
 import runner
+from runner._schemas import schema
 from runner._yaml import YamlError, load_document
-from runner.operations import OperationSpec, load_registry, schema
+from runner.operations import OperationSpec, load_registry
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "LEVELS",
@@ -154,6 +156,8 @@ def _schema_problems(
 
 
 def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
     found: dict[str, Requirement] = {}
     folder = root / "requirements"
@@ -215,6 +219,8 @@ def _load_case_file(
     except YamlError as exc:
         problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
         return []
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema("case-file.json"))
     bad = list(_schema_problems(validator, doc.data))
     if bad:

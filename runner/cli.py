@@ -12,14 +12,18 @@ import datetime as dt
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import runner
 from runner.adapters.base import Adapter, AdapterError
-from runner.cases import LEVELS, Suite, SuiteError, load_suite
-from runner.engine import Filters, Summary, run_cases, select
-from runner.expectations import ExpectationsError
-from runner.report import Header, Reporter
+
+if TYPE_CHECKING:
+    from runner.cases import Suite
+    from runner.engine import Filters
+    from runner.report import Reporter
+
+# The levels of a case (runner.cases.LEVELS, repeated so that `serve` need not load it).
+LEVELS = ("must", "should", "may", "clarification")
 
 __all__ = ["main", "make_adapter"]
 
@@ -53,6 +57,8 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
 
 
 def _load(args: argparse.Namespace, err: IO[str]) -> Suite | None:
+    from runner.cases import SuiteError, load_suite
+
     try:
         return load_suite(Path(args.cases) if args.cases else None)
     except SuiteError as exc:
@@ -63,6 +69,8 @@ def _load(args: argparse.Namespace, err: IO[str]) -> Suite | None:
 
 
 def _filters(args: argparse.Namespace) -> Filters:
+    from runner.engine import Filters
+
     return Filters(
         operations=tuple(args.operation or ()),
         ids=tuple(args.id or ()),
@@ -103,6 +111,9 @@ def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter
 
 def cmd_run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
+    from runner.engine import Summary, run_cases, select
+    from runner.report import Header
+
     suite = _load(args, err)
     if suite is None:
         return EXIT_USAGE
@@ -123,7 +134,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         print(f"warning: {exc}", file=err)
     decide = skip = None
     if args.expectations:
-        from runner.expectations import Expectations
+        from runner.expectations import Expectations, ExpectationsError
 
         try:
             expectations = Expectations.load(Path(args.expectations))
@@ -214,6 +225,8 @@ def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 print(f"    error {category}: {meaning}", file=out)
             print(f"    comparator {op.comparator_name}: {op.comparator_doc}", file=out)
         return EXIT_OK
+    from runner.engine import select
+
     suite = _load(args, err)
     if suite is None:
         return EXIT_USAGE
@@ -268,6 +281,8 @@ def cmd_serve(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run every implementation on every selected case; write the matrix."""
     from runner.compare import run_matrix, shipped_expectations
+    from runner.engine import select
+    from runner.expectations import ExpectationsError
 
     suite = _load(args, err)
     if suite is None:
@@ -320,6 +335,7 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def cmd_clarify(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Render the clarification cases (and shipped findings) for spec authors."""
     from runner.clarify import clarify_report, collect_readings
+    from runner.expectations import ExpectationsError
 
     suite = _load(args, err)
     if suite is None:

@@ -15,6 +15,11 @@ The comparators, documented where they are registered:
 ``hostlist_string``
     For ``hostlist.encode``: the output must be a string that strictly decodes (RFC 29) to
     the same ordered list, duplicates included, as the expected string.
+``slurm_tree``
+    For ``slurm.extra.parse``: the same tree once every group with a single child has been
+    replaced by that child, on both sides.  Slurm itself keeps a node per parenthesis level
+    (``((a=1))`` is two groups around the leaf); the reference writes the leaf alone.  Both
+    mean the same, so neither is penalised; groups with several children are never merged.
 ``validation``
     For validators (``R.validate``, ``constraint.validate``): the output must be
     ``{"warnings": [strings]}``.  Warnings are advice, not contract: their text and number
@@ -108,8 +113,46 @@ def _decodes_alike(decoder: str, what: str) -> Comparator:
     return compare
 
 
+def _is_group(node: Any) -> bool:
+    return isinstance(node, dict) and isinstance(node.get("children"), list)
+
+
+def _unwrap(node: Any) -> Any:
+    while _is_group(node) and len(node["children"]) == 1:
+        node = node["children"][0]
+    return node
+
+
+def _collapse_groups(tree: Any) -> Any:
+    """``tree`` with every single-child ``{op, children}`` group replaced by its child."""
+    # Iterative, so a tree 100,000 levels deep cannot exhaust the stack.
+    tree = _unwrap(tree)
+    if not _is_group(tree):
+        return tree
+    root = {**tree, "children": []}
+    stack = [(root, list(tree["children"]))]
+    while stack:
+        parent, children = stack.pop()
+        for child in map(_unwrap, children):
+            if _is_group(child):
+                copy = {**child, "children": []}
+                parent["children"].append(copy)
+                stack.append((copy, list(child["children"])))
+            else:
+                parent["children"].append(child)
+    return root
+
+
+def _slurm_tree(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+    del oracle
+    if json_equal(_collapse_groups(expected), _collapse_groups(actual)):
+        return None
+    return "a different tree (single-child groups aside)"
+
+
 COMPARATORS: dict[str, Comparator] = {
     "exact": _exact,
+    "slurm_tree": _slurm_tree,
     "idset_string": _decodes_alike("idset.decode", "idset"),
     "hostlist_string": _decodes_alike("hostlist.decode", "hostlist"),
 }

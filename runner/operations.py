@@ -13,25 +13,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
+from runner._schemas import schema
 from runner.comparators import COMPARATORS, Comparator
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["OperationSpec", "RegistryError", "load_registry", "schema"]
 
 
 class RegistryError(Exception):
     """An operation registration is malformed (a bug in the suite, not in a case)."""
-
-
-@cache
-def schema(name: str) -> dict[str, Any]:
-    """One of the JSON Schemas shipped in ``runner/schemas`` (e.g. ``case-file.json``)."""
-    text = resources.files("runner").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
 
 
 @dataclass(frozen=True)
@@ -56,6 +50,8 @@ class OperationSpec:
         return COMPARATORS[self.comparator_name]
 
     def _validator(self, which: str) -> jsonschema.protocols.Validator:
+        import jsonschema
+
         if which not in self._validators:
             sch = self.input_schema if which == "input" else self.output_schema
             cls = jsonschema.validators.validator_for(sch, default=jsonschema.Draft202012Validator)
@@ -79,6 +75,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
 @cache
 def load_registry() -> Mapping[str, OperationSpec]:
     """Every registered operation, by name, in name order."""
+    import jsonschema
+
     meta = jsonschema.Draft202012Validator(schema("operation.json"))
     folder = resources.files("runner").joinpath("schemas").joinpath("operations")
     found: dict[str, OperationSpec] = {}

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-import jsonschema
-import referencing
+from runner._schemas import schema
 
-from runner.operations import schema
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "Adapter",
@@ -79,6 +80,9 @@ class Reply:
 
 def protocol_validator(definition: str) -> jsonschema.protocols.Validator:
     """A validator for one message of ``protocol.json`` (``outcome``, ``reply``, ``started``)."""
+    import jsonschema
+    import referencing
+
     registry: referencing.Registry[Any] = referencing.Registry().with_resource(
         "flux-conformance/protocol.json",
         referencing.Resource.from_contents(schema("protocol.json")),
@@ -88,15 +92,46 @@ def protocol_validator(definition: str) -> jsonschema.protocols.Validator:
     )
 
 
-_OUTCOME = protocol_validator("outcome")
+@cache
+def _outcome_validator() -> jsonschema.protocols.Validator:
+    return protocol_validator("outcome")
+
+
+def _plainly_valid(outcome: Any) -> bool:
+    """A fast check that accepts only outcomes the ``outcome`` schema accepts.
+
+    Most replies are plainly valid, and a full schema validation per case would double the
+    cost of the subprocess transport; anything this does not accept goes to the schema,
+    which decides and explains.
+    """
+    if type(outcome) is not dict or len(outcome.keys() & _KINDS) != 1:
+        return False
+    if "output" in outcome:
+        return True
+    if "error" in outcome:
+        error = outcome["error"]
+        return (
+            type(error) is dict
+            and type(error.get("category")) is str
+            and bool(error["category"])
+            and type(error.get("message", "")) is str
+        )
+    reason = outcome["unsupported"]
+    return type(reason) is dict and type(reason.get("reason", "")) is str
+
+
+_KINDS = frozenset({"output", "error", "unsupported"})
 
 
 def reply_from_outcome(outcome: Any) -> Reply:
     """Check an outcome mapping against the protocol and turn it into a :class:`Reply`."""
-    errors = list(_OUTCOME.iter_errors(outcome))
-    if errors:
-        best = jsonschema.exceptions.best_match(errors)
-        return Reply("errored", message=f"reply breaks the protocol: {best.message}")
+    if not _plainly_valid(outcome):
+        import jsonschema
+
+        errors = list(_outcome_validator().iter_errors(outcome))
+        if errors:
+            best = jsonschema.exceptions.best_match(errors)
+            return Reply("errored", message=f"reply breaks the protocol: {best.message}")
     if "output" in outcome:
         return Reply("output", outcome["output"])
     if "error" in outcome:

@@ -172,3 +172,26 @@ def test_closed_stdout_is_errored(mini_suite):
     assert closed.outcome is Outcome.ERRORED
     assert "closed its stdout" in closed.reason or "exited" in closed.reason
     assert _group_gone(proc.proc.pid)
+
+
+def test_fast_outcome_check_agrees_with_the_schema():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from runner.adapters.base import _outcome_validator, _plainly_valid
+
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=6,
+    )
+    keys = st.sampled_from(["output", "error", "unsupported", "category", "message", "reason", "seq"])
+    outcomes = st.dictionaries(keys, json_values | st.dictionaries(keys, json_values, max_size=3), max_size=3)
+
+    @settings(max_examples=500, deadline=None)
+    @given(outcomes)
+    def check(outcome):
+        if _plainly_valid(outcome):
+            assert _outcome_validator().is_valid(outcome)
+
+    check()
