@@ -22,8 +22,9 @@ Readings taken where RFC 31 leaves room (see ``notes/readings.md``):
 Evaluation is over sets of ranks (interval lists), never over targets one by one: a
 ``properties`` term is an intersection of per-property rank sets, ``or`` a union, and so on.
 
-Limits: nesting deeper than :data:`MAX_DEPTH` operators is refused with ``limit``.  Neither the
-compiler nor the evaluator recurses in Python, so depth costs no stack.
+Limits (``limit``): nesting deeper than :data:`MAX_DEPTH` operators; hostlists that together
+expand to more than 4,000,000 hosts; ids above 2**64-1.  Neither the compiler nor the evaluator
+recurses in Python, so depth costs no stack.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference import hostlist
+from reference._limits import MAX_EXPANSION
 from reference.errors import FormatError, InvalidError, LimitError, format_path
 from reference.idset import IdSet
 from reference.rset import ResourceSet, load, property_name_problem
@@ -112,7 +114,9 @@ def _strings(values: list[Any], op: str, path: Path) -> list[str]:
     return values
 
 
-def _leaf(obj: dict[str, Any], op: str, path: Path, warnings: list[str]) -> Constraint:
+def _leaf(
+    obj: dict[str, Any], op: str, path: Path, warnings: list[str], budget: list[int]
+) -> Constraint:
     values = _strings(_values(obj, op, path), op, path)
     where = format_path((*path, op))
     if op == "properties":
@@ -134,7 +138,10 @@ def _leaf(obj: dict[str, Any], op: str, path: Path, warnings: list[str]) -> Cons
         names: set[str] = set()
         for i, value in enumerate(values):
             try:
-                names.update(hostlist.decode(value))
+                hosts = hostlist.decode(value, limit=budget[0])
+                # One expansion budget for every hostlist of the constraint together.
+                budget[0] -= len(hosts)
+                names.update(hosts)
             except LimitError as exc:
                 raise exc.with_path((*path, op, i)) from None
             except FormatError as exc:
@@ -158,6 +165,7 @@ def compile_constraint(obj: Any) -> tuple[Constraint, list[str]]:
     :class:`LimitError` for nesting deeper than :data:`MAX_DEPTH`.
     """
     warnings: list[str] = []
+    budget = [MAX_EXPANSION]
     done: list[Constraint] = []
     # Post-order walk with an explicit stack: ("visit", obj, path, depth) checks one object
     # and schedules its children; ("build", op, count) gathers the children's results.
@@ -193,7 +201,7 @@ def compile_constraint(obj: Any) -> tuple[Constraint, list[str]]:
                 for i in range(len(values) - 1, -1, -1)
             )
             continue
-        done.append(_leaf(node, op, path, warnings))
+        done.append(_leaf(node, op, path, warnings, budget))
     return done[0], warnings
 
 

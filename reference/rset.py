@@ -25,6 +25,9 @@ Readings taken where RFC 20 leaves room (see ``notes/readings.md``):
 
 Keys the RFC reserves for future extensions (``nslots`` in the RFC's own example, say) are
 accepted with a warning.
+
+Limits (``limit``): ids above 2**64-1, and a nodelist that expands to more than 4,000,000 hosts
+in all (which also bounds the ranks, since there is one host per rank).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reference import hostlist
-from reference.errors import FormatError, InvalidError, LimitError
+from reference._limits import MAX_EXPANSION
+from reference.errors import FormatError, InvalidError, LimitError, format_path
 from reference.idset import IdSet
 
 __all__ = [
@@ -345,8 +349,6 @@ def _string(value: Any, path: Path, what: str) -> str:
 def _unknown_keys(
     obj: Mapping[str, Any], known: Iterable[str], path: Path, warnings: list[str]
 ) -> None:
-    from reference.errors import format_path
-
     allowed = set(known)
     for key in obj:
         if key not in allowed:
@@ -426,7 +428,8 @@ def _read_nodelist(value: Any, path: Path) -> list[str]:
     for i, item in enumerate(items):
         text = _string(item, (*path, i), "a nodelist entry")
         try:
-            hosts.extend(hostlist.decode(text))
+            # One budget for the whole nodelist, not one per entry.
+            hosts.extend(hostlist.decode(text, limit=MAX_EXPANSION - len(hosts)))
         except LimitError as exc:
             raise exc.with_path((*path, i)) from None
         except FormatError as exc:
