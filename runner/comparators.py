@@ -275,8 +275,12 @@ def _constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | No
     props_a, hosts_a, ranks_a = _mentions(expected)
     props_b, hosts_b, ranks_b = _mentions(actual)
     names = sorted(props_a | props_b)
-    host_groups = [oracle("hostlist.decode", text) for text in (*hosts_a, *hosts_b)]
-    rank_groups = [oracle("idset.decode", text) for text in (*ranks_a, *ranks_b)]
+    try:
+        host_groups = [oracle("hostlist.decode", text) for text in (*hosts_a, *hosts_b)]
+        rank_groups = [oracle("idset.decode", text) for text in (*ranks_a, *ranks_b)]
+    except FormatError as exc:
+        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615).
+        return f"cannot compare: a hostlist or idset is too large to enumerate: {exc.reason}"
     all_hosts = {h for group in host_groups for h in group}
     none_host = "none"
     while none_host in all_hosts:
