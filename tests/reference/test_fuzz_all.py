@@ -115,7 +115,7 @@ def _check(operation: str, value: Any) -> None:
         # An input the operation's schema refuses is never sent by the runner; any
         # categorised error will do for it.  A well-formed input gets a registered category.
         if not spec.input_problems(value):
-            assert exc.category in spec.errors, (operation, value, exc.category, str(exc))
+            assert exc.category in spec.errors, (operation, value, exc.category, str(exc))  # noqa: PT017
         return
     assert not spec.input_problems(value), (operation, value, "accepted an ill-formed input")
     json.dumps(output, allow_nan=False)
