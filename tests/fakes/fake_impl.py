@@ -19,6 +19,7 @@ where MODE says otherwise:
 * ``flood``: writes 1 MB to stderr before every answer.
 * ``big``: answers the case whose input is ARG with a reply longer than the runner allows.
 * ``close-stdout``: closes stdout on the case whose input is ARG but keeps running.
+* ``split``: writes every reply in three pieces, pausing 0.3 s between them.
 """
 
 import json
@@ -101,7 +102,15 @@ def main():
             reply = {"output": 1, "error": {"category": "syntax"}}
         if MODE == "wrong-seq":
             seq += 1
-        answer({"seq": seq, **reply})
+        if MODE == "split":
+            text = json.dumps({"seq": seq, **reply}) + "\n"
+            third = max(1, len(text) // 3)
+            for piece in (text[:third], text[third : 2 * third], text[2 * third :]):
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+                time.sleep(0.3)
+        else:
+            answer({"seq": seq, **reply})
         answered += 1
         if MODE == "exit-after" and answered >= int(ARG):
             sys.exit(0)

@@ -195,3 +195,8 @@ def test_fast_outcome_check_agrees_with_the_schema():
             assert _outcome_validator().is_valid(outcome)
 
     check()
+
+
+def test_reply_split_across_slow_writes_is_reassembled(mini_suite):
+    _, results, _ = _run(mini_suite, "split", timeout=5.0)
+    assert [r.outcome for r in results] == [Outcome.PASSED] * len(mini_suite.cases)
