@@ -303,6 +303,8 @@ def _start_run(host: str, following: str | None) -> _Run | None:
     in digits only (or there is no next host), the last digit run of ``host``.  ``None`` when
     ``host`` has no usable number.
     """
+    if _DIGITS.search(host) is None:
+        return None  # nothing to number: written as itself
     split: tuple[int, int] | None = None
     if following is not None and following != host:
         common = 0

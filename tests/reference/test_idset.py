@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -73,6 +75,28 @@ def test_from_intervals_normalises(pairs: list[tuple[int, int]]) -> None:
         expected.update(range(lo, hi + 1))
     assert set(IdSet.from_intervals(ordered)) == expected
     assert IdSet.from_intervals(ordered) == IdSet.from_ids(expected)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=400), min_size=64, max_size=120), st.data())
+def test_long_plain_lists_follow_the_rules(values: list[int], data: st.DataObject) -> None:
+    # Long lists of single ids take a bulk path; it must agree with the rules exactly.
+    pieces = [str(v) for v in values]
+    if data.draw(st.booleans()):
+        index = data.draw(st.integers(0, len(pieces) - 1))
+        pieces[index] = data.draw(st.sampled_from(["0" + pieces[index], "", "1-2"]))
+    text = ",".join(pieces)
+    plain = all(p.isdigit() and (p == "0" or not p.startswith("0")) for p in pieces)
+    if plain and all(a < b for a, b in pairwise(values)):
+        assert list(IdSet.decode(text)) == values
+    elif not plain and "1-2" not in pieces:
+        with pytest.raises(ParseError):
+            IdSet.decode(text)
+    else:
+        try:
+            decoded = IdSet.decode(text)
+        except ParseError:
+            return
+        assert IdSet.decode(decoded.encode()) == decoded
 
 
 def test_intervals_are_not_expanded() -> None:

@@ -195,3 +195,18 @@ def test_count_values_operation_input() -> None:
         run("count.values", {"count": 1, "limit": "2"})
     with pytest.raises(InvalidError):
         run("range.decode", 5)
+
+
+def test_deep_brackets_are_clean_errors() -> None:
+    from reference import hostlist
+    from reference.idset import IdSet
+
+    deep = "[" * 100_000 + "1" + "]" * 100_000
+    with pytest.raises(ParseError):
+        parse_range(deep)
+    with pytest.raises(ParseError):
+        IdSet.decode(deep)
+    with pytest.raises(ParseError):
+        hostlist.decode("n" + deep)
+    with pytest.raises(ParseError):
+        parse_count(deep)
