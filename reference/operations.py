@@ -41,13 +41,7 @@ _MODULES = (
 def _collect() -> dict[str, Operation]:
     ops: dict[str, Operation] = {}
     for name in _MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        ops.update(getattr(module, "OPERATIONS", {}))
+        ops.update(importlib.import_module(name).OPERATIONS)
     return ops
 
 
