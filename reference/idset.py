@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import gc
 import heapq
+import operator
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from reference._limits import (
@@ -113,7 +115,13 @@ class IdSet:
         if not all(type(value) is int for value in values):
             for value in values:
                 _check_id(value)
-        ordered = sorted(set(values))
+            # int subclasses (IntEnum...) would print as their names: keep plain ints.
+            values = [int(value) for value in values]
+        # Input is often sorted already; checking that in C is far cheaper than set + sort.
+        if all(map(operator.lt, values, islice(values, 1, None))):
+            ordered = values
+        else:
+            ordered = sorted(set(values))
         if not ordered:
             return _EMPTY
         _check_id(ordered[0])
