@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from reference.errors import FormatError, ParseError
 
 __all__ = ["Token", "Tokenizer"]
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One token: its kind (a key of the table), its text and where it starts."""
 
     name: str
@@ -63,13 +61,15 @@ class Tokenizer:
 
     def check(self, name: str) -> bool:
         """Whether a token of kind ``name`` starts here; remember it for :meth:`read`."""
-        if self._pending is not None and self._pending.name == name:
+        pending = self._pending
+        if pending is not None and pending.name == name:
             return True
-        match = self.rules[name].match(self.source, self.position)
-        if match is None or match.end() == self.position:
+        position = self.position
+        match = self.rules[name].match(self.source, position)
+        if match is None or match.end() == position:
             self._pending = None
             return False
-        self._pending = Token(name, match.group(), self.position)
+        self._pending = Token(name, match.group(), position)
         return True
 
     def read(self) -> Token:
@@ -77,7 +77,7 @@ class Tokenizer:
         token = self._pending
         if token is None:  # pragma: no cover - a bug in the calling parser
             raise RuntimeError("read() without a successful check()")
-        self.position = token.end
+        self.position = token.position + len(token.text)
         self._pending = None
         return token
 

@@ -28,6 +28,7 @@ nesting exceeds :data:`MAX_DEPTH`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -122,6 +123,8 @@ class _ShapeParser:
     def _quoted(self) -> str | None:
         """A quoted string here, decoded; ``None`` if no quote starts here."""
         tokens = self.tokens
+        if tokens.peek_char() not in ("'", '"'):
+            return None
         if tokens.check("DQUOTED"):
             token = tokens.read()
             try:
@@ -129,11 +132,9 @@ class _ShapeParser:
             except ValueError:
                 tokens.fail("invalid escape in quoted string", start=token.position, end=token.end)
             return text
-        if tokens.check("SQUOTED"):
-            return tokens.read().text[1:-1]
-        if tokens.peek_char() in ("'", '"'):
+        if not tokens.check("SQUOTED"):
             tokens.fail("unterminated quoted string")
-        return None
+        return tokens.read().text[1:-1]
 
     def _string(self, *, expected: str) -> str:
         """STRING, or a quoted string."""
@@ -313,25 +314,42 @@ class _ShapeParser:
 
 
 def count_to_shape(text: str, *, edition: str = "seed") -> Any:
-    """The RFC 14 ``count`` value a shape's count string stands for.
+    """Return the RFC 14 ``count`` value a shape's count string stands for.
 
     Digits only give an integer, an idset gives its string, a range gives the dictionary
     RFC 46's examples show when the edition can express it, or else the range string.
     Raises the count code's :class:`~reference.errors.FormatError` for a bad count.
     """
+    found = _count_to_shape(text, edition)
+    # The cache holds dictionaries as tuples of items: every caller gets its own dict.
+    return dict(found) if isinstance(found, tuple) else found
+
+
+@functools.lru_cache(maxsize=1024)
+def _count_to_shape(text: str, edition: str) -> int | str | tuple[tuple[str, Any], ...]:
+    # Shapes repeat the same few counts many times; reading each once keeps long shapes fast.
+    found = _read_count(text, edition)
+    return tuple(found.items()) if isinstance(found, dict) else found
+
+
+def _read_count(text: str, edition: str) -> int | str | dict[str, Any]:
     from reference.errors import ParseError
     from reference.ranges import parse_count, parse_range
 
     # parse_count applies every RFC 14 rule (and refuses what is neither form); what is left
     # is only to choose how to write the count down.
-    parse_count(text, edition=edition)
+    count = parse_count(text, edition=edition)
     bare = text[1:-1] if text.startswith("[") else text
     if bare.isdigit():
         return int(bare)
-    try:
-        bounds = parse_range(text)
-    except ParseError:
-        return text  # an idset that is not also a range: keep the string
+    if count.range is not None:
+        bounds = count.range
+    else:
+        # Read as an idset; it may be a range as well (``3-30``), which is written as one.
+        try:
+            bounds = parse_range(text)
+        except ParseError:
+            return text
     if bounds.max is not None:
         return bounds.to_json()
     if bounds.operator == "+" and bounds.operand == 1:
