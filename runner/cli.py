@@ -475,6 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the reference over the subprocess protocol")
     serve.add_argument("--impl", default="reference", help="reference or python:module:object")
     serve.set_defaults(func=cmd_serve)
+
+    from runner.diff import add_parser as add_diff_parser
+
+    add_diff_parser(sub)
     return parser
 
 

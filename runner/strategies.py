@@ -1,0 +1,289 @@
+"""Hypothesis strategies for ``flux-conformance diff``: valid and near-valid inputs per operation.
+
+Each strategy follows the grammar of its format (ids, ranges, padded idlists, operators),
+so most inputs are valid and reach deep into an implementation, and then applies up to two
+single-character edits drawn from the format's own alphabet, so that many are *near*-valid
+(one stray bracket, a doubled comma, a missing operand): where implementations tend to
+disagree.  Numbers lean small but include the edges (``2**32``, ``2**64``) so that
+overflow shows.  Hypothesis shrinks towards no edits, short lists and small numbers, which
+is what makes a disagreement it finds come back minimal.
+
+``STRATEGIES`` maps an operation name to a function returning its strategy; hypothesis is
+imported with this module, so import it only when hypothesis is installed (the ``diff``
+extra).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = ["STRATEGIES", "near_valid"]
+
+#: Numbers at the edges of common integer types, and the one flux-core wraps.
+_EDGES = (2**31, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64, 99999999999)
+
+_small = st.integers(0, 12)
+_number = st.one_of(_small, st.integers(0, 2000), st.sampled_from(_EDGES))
+
+#: One edit: (kind, position, character); the position is taken modulo the length.
+_Edit = tuple[str, int, str]
+
+
+def _apply(text: str, edits: list[_Edit]) -> str:
+    for kind, position, char in edits:
+        at = position % (len(text) + 1)
+        if kind == "insert":
+            text = text[:at] + char + text[at:]
+        elif not text:
+            continue
+        elif kind == "delete":
+            at = min(at, len(text) - 1)
+            text = text[:at] + text[at + 1 :]
+        else:
+            at = min(at, len(text) - 1)
+            text = text[:at] + char + text[at + 1 :]
+    return text
+
+
+def near_valid(valid: st.SearchStrategy[str], alphabet: str) -> st.SearchStrategy[str]:
+    """Strings from ``valid``, each with zero to two edits using characters of ``alphabet``."""
+    edit = st.tuples(
+        st.sampled_from(("insert", "delete", "replace")),
+        st.integers(0, 40),
+        st.sampled_from(alphabet),
+    )
+    return st.builds(_apply, valid, st.lists(edit, max_size=2))
+
+
+# -- RFC 22 idsets ---------------------------------------------------------------------------
+
+
+@st.composite
+def _idset_text(draw: st.DrawFn) -> str:
+    parts = []
+    low = -1
+    for _ in range(draw(st.integers(0, 4))):
+        low = low + 1 + draw(_number)
+        high = low + draw(st.one_of(st.just(0), _small, st.sampled_from((1000, 2**32))))
+        parts.append(str(low) if high == low else f"{low}-{high}")
+        low = high
+    text = ",".join(parts)
+    return f"[{text}]" if draw(st.booleans()) else text
+
+
+def _idset_decode() -> st.SearchStrategy[Any]:
+    return near_valid(_idset_text(), "0123456789,-[] ")
+
+
+def _idset_encode() -> st.SearchStrategy[Any]:
+    return st.lists(st.one_of(_number, st.integers(-3, -1)), max_size=8)
+
+
+# -- RFC 29 hostlists ------------------------------------------------------------------------
+
+_prefix = st.text(alphabet="abnode-.", max_size=4)
+_suffix = st.text(alphabet="abx-.", max_size=2)
+
+
+@st.composite
+def _idlist(draw: st.DrawFn) -> str:
+    width = draw(st.integers(1, 3))
+    items = []
+    for _ in range(draw(st.integers(1, 3))):
+        low = draw(_number)
+        text = str(low).zfill(width if draw(st.booleans()) else 1)
+        if draw(st.booleans()):
+            text += "-" + str(low + draw(_small)).zfill(width if draw(st.booleans()) else 1)
+        items.append(text)
+    return "[" + ",".join(items) + "]"
+
+
+@st.composite
+def _hostlist_text(draw: st.DrawFn) -> str:
+    expressions = []
+    for _ in range(draw(st.integers(0, 3))):
+        idlist = draw(st.one_of(st.just(""), _idlist()))
+        digits = draw(st.one_of(st.just(""), _small.map(str)))
+        expressions.append(draw(_prefix) + (idlist or digits) + draw(_suffix))
+    return ",".join(expressions)
+
+
+def _hostlist_decode() -> st.SearchStrategy[Any]:
+    return near_valid(_hostlist_text(), "[],-0123a. ")
+
+
+_host = st.builds(
+    lambda prefix, number, suffix: prefix + number + suffix,
+    st.sampled_from(("node", "n", "a", "rack1-n", "")),
+    st.one_of(_small.map(str), st.just(""), _small.map(lambda n: str(n).zfill(2))),
+    st.sampled_from(("", "", "x", "-ib")),
+).filter(bool)
+_odd_host = st.sampled_from(("", " ", "a b", "n[1]", "a,b", "nöde", "\t", "n]"))
+
+
+def _hostlist_encode() -> st.SearchStrategy[Any]:
+    return st.lists(st.one_of(_host, _odd_host), max_size=6)
+
+
+# -- RFC 45 ranges and RFC 14 counts -----------------------------------------------------------
+
+
+@st.composite
+def _range_text(draw: st.DrawFn) -> str:
+    low = draw(_number)
+    text = str(low)
+    kind = draw(st.sampled_from(("bounded", "unbounded", "single")))
+    if kind == "bounded":
+        text += f"-{low + draw(_number)}"
+    elif kind == "unbounded":
+        text += "+"
+    if kind != "single" and draw(st.booleans()):
+        text += f":{draw(_small)}"
+        if draw(st.booleans()):
+            text += ":" + draw(st.sampled_from("+*^"))
+    return f"[{text}]" if draw(st.booleans()) else text
+
+
+def _range_decode() -> st.SearchStrategy[Any]:
+    return near_valid(_range_text(), "0123456789-+:*^[] ")
+
+
+_count_part = st.one_of(st.integers(-1, 20), st.sampled_from(("+", "*", "^", "2", True, None)))
+
+
+def _count_values() -> st.SearchStrategy[Any]:
+    range_dict = st.dictionaries(
+        st.sampled_from(("min", "max", "operator", "operand")), _count_part, max_size=4
+    )
+    count = st.one_of(
+        st.integers(-1, 40),
+        near_valid(_idset_text(), "0123456789,-[]"),
+        near_valid(_range_text(), "0123456789-+:*^"),
+        range_dict,
+        st.sampled_from((True, 4.0, None, "")),
+    )
+    return st.fixed_dictionaries({"count": count, "limit": st.integers(0, 64)})
+
+
+# -- Slurm --extra -----------------------------------------------------------------------------
+
+_slurm_key = st.sampled_from(("a", "b", "gpu", "A", " a", "x_y"))
+_slurm_op = st.sampled_from(("=", "!=", "<", "<=", ">", ">=", "==", "=<", "!", "<>"))
+_slurm_value = st.one_of(
+    st.sampled_from(("1", "2", "10", "1.5", "1e3", "0x10", "-1", "inf", "nan", "yes", "off")),
+    st.text(alphabet="abz09. ", min_size=1, max_size=3),
+)
+_slurm_leaf = st.builds(lambda k, o, v: k + o + v, _slurm_key, _slurm_op, _slurm_value)
+_slurm_expression = st.recursive(
+    _slurm_leaf,
+    lambda inner: st.one_of(
+        st.builds(lambda a, op, b: a + op + b, inner, st.sampled_from("&,|"), inner),
+        inner.map(lambda e: f"({e})"),
+    ),
+    max_leaves=5,
+)
+
+
+def _slurm_parse() -> st.SearchStrategy[Any]:
+    return near_valid(_slurm_expression, "()&|,=!<> a1")
+
+
+_extra_value = st.one_of(
+    st.integers(-5, 20),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.sampled_from(("1", "10", "9", "abc", "")),
+    st.booleans(),
+    st.none(),
+)
+
+
+def _slurm_match() -> st.SearchStrategy[Any]:
+    extra = st.one_of(
+        st.none(),
+        st.dictionaries(st.sampled_from(("a", "b", "gpu", "A")), _extra_value, max_size=3).map(
+            json.dumps
+        ),
+        st.sampled_from(("", "[1]", "{", "'a'", "null", "{'a': 1}")),
+    )
+    return st.fixed_dictionaries({"expression": _slurm_parse(), "extra": extra})
+
+
+# -- RFC 35 query strings ----------------------------------------------------------------------
+
+_query_term = st.one_of(
+    st.sampled_from(("a", "ssd", "gpu", "a,b", "^a", "'a b'", '"x"')),
+    st.sampled_from(
+        (
+            "host:node[1-2]",
+            "hosts:n1",
+            "hostlist:a",
+            "rank:0-3",
+            "ranks:1",
+            "properties:a,b",
+            "foo:x",
+        )
+    ),
+)
+_query_expression = st.recursive(
+    st.builds(lambda neg, term: neg + term, st.sampled_from(("", "", "-")), _query_term),
+    lambda inner: st.one_of(
+        st.builds(
+            lambda a, op, b: a + op + b,
+            inner,
+            st.sampled_from((" ", "&", " && ", " and ", "|", " || ", " or ")),
+            inner,
+        ),
+        inner.map(lambda e: f"({e})"),
+        inner.map(lambda e: f"not {e}"),
+    ),
+    max_leaves=5,
+)
+
+
+def _parse_query() -> st.SearchStrategy[Any]:
+    return near_valid(_query_expression, "()&|-'\" :,^")
+
+
+# -- RFC 46 shapes -----------------------------------------------------------------------------
+
+
+def _shape_vertex(child: st.SearchStrategy[str] | None) -> st.SearchStrategy[str]:
+    count = st.one_of(st.just(""), _small.map(lambda n: f"={n}"), st.just("=2-4"), st.just("=1+"))
+    items = st.one_of(
+        st.just(""),
+        st.sampled_from(("{x}", "{-x}", "{+x}", "{label}", "{unit:01}", "{a:1,b:true}", "{}")),
+    )
+    kind = st.sampled_from(("node", "socket", "core", "gpu", "slot", "SLOT"))
+    tail = st.just("") if child is None else st.one_of(st.just(""), child.map(lambda c: "/" + c))
+    return st.builds(lambda k, c, i, t: k + c + i + t, kind, count, items, tail)
+
+
+def _shape_parse() -> st.SearchStrategy[Any]:
+    text = st.recursive(
+        _shape_vertex(None),
+        lambda inner: st.one_of(
+            _shape_vertex(inner),
+            st.lists(inner, min_size=2, max_size=3).map(lambda vs: "[" + ";".join(vs) + "]"),
+        ),
+        max_leaves=4,
+    )
+    return st.fixed_dictionaries({"shape": near_valid(text, "[];/{}=,: x")})
+
+
+#: Operation name -> a function returning its strategy.
+STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
+    "idset.decode": _idset_decode,
+    "idset.encode": _idset_encode,
+    "hostlist.decode": _hostlist_decode,
+    "hostlist.encode": _hostlist_encode,
+    "range.decode": _range_decode,
+    "count.values": _count_values,
+    "slurm.extra.parse": _slurm_parse,
+    "slurm.extra.match": _slurm_match,
+    "constraint.parse_query": _parse_query,
+    "shape.parse": _shape_parse,
+}
