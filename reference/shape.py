@@ -388,7 +388,7 @@ def _render_count(count: Any) -> str:
         return str(count)
     if isinstance(count, str):
         return count
-    if isinstance(count, dict):
+    if isinstance(count, dict) and "min" in count:
         low = count["min"]
         text = f"{low}-{count['max']}" if "max" in count else f"{low}+"
         if "operator" in count:
@@ -417,7 +417,13 @@ def _render_value(value: Any) -> str:
     return json.dumps(value)
 
 
-def _render_vertex(vertex: dict[str, Any]) -> str:
+def _render_vertex(vertex: Any) -> str:
+    if not isinstance(vertex, dict) or not isinstance(vertex.get("type"), str):
+        raise InvalidError(f"not a resource vertex: {vertex!r}")
+    if vertex["type"] == "slot" and not isinstance(vertex.get("label"), str):
+        raise InvalidError("a slot needs a string label to be written as a shape")
+    if "with" in vertex and (not isinstance(vertex["with"], list) or not vertex["with"]):
+        raise InvalidError("with must be a non-empty list to be written as a shape")
     out = _render_string(vertex["type"])
     if vertex.get("count", 1) != 1 or isinstance(vertex.get("count"), bool):
         out += "=" + _render_count(vertex["count"])
