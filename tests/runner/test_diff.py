@@ -1,0 +1,304 @@
+"""``flux-conformance diff``: it finds planted disagreements, shrinks them, and is repeatable."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+
+from reference.errors import FormatError
+from reference.operations import run as reference_run
+from runner.adapters.base import Reply
+from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+from runner.cases import load_suite
+from runner.cli import main
+from runner.diff import (
+    REQUIREMENT_PLACEHOLDER,
+    DiffResult,
+    Disagreement,
+    compare_replies,
+    differential,
+    render_cases,
+)
+from runner.operations import load_registry
+from runner.strategies import STRATEGIES
+
+
+def _reference(operation: str, value: Any) -> dict[str, Any]:
+    try:
+        return {"output": reference_run(operation, value)}
+    except FormatError as exc:
+        return {"error": {"category": exc.category, "message": str(exc)}}
+
+
+class DropsBigIds:
+    """idset.decode that loses every id above 1000 (a planted bug)."""
+
+    def run(self, operation: str, value: Any, /, **options: Any) -> dict[str, Any]:
+        outcome = _reference(operation, value)
+        if "output" in outcome:
+            outcome["output"] = [i for i in outcome["output"] if i <= 1000]
+        return outcome
+
+
+class RefusesBrackets:
+    """hostlist.decode that refuses any input with a bracket (a planted bug)."""
+
+    def run(self, operation: str, value: Any, /, **options: Any) -> dict[str, Any]:
+        if "[" in value:
+            return {"error": {"category": "syntax", "message": "no brackets here"}}
+        return _reference(operation, value)
+
+
+class Slow:
+    """Right, but slow: each answer takes 20 ms."""
+
+    def run(self, operation: str, value: Any, /, **options: Any) -> dict[str, Any]:
+        time.sleep(0.02)
+        return _reference(operation, value)
+
+
+def _adapters(impl: Any) -> tuple[InProcessAdapter, InProcessAdapter]:
+    return InProcessAdapter(impl, name="planted"), InProcessAdapter(ReferenceImplementation())
+
+
+def test_finds_and_shrinks_planted_big_id_bug() -> None:
+    impl, against = _adapters(DropsBigIds())
+    result = differential("idset.decode", impl, against, examples=300, seconds=60, seed=7)
+    assert result.disagreements
+    first = result.disagreements[0]
+    # The smallest input showing the bug: one id, the first above 1000.
+    assert first.input == "1001"
+    assert first.expected == Reply("output", [1001])
+    assert first.actual == Reply("output", [])
+    # Every disagreement found is a real one, and each is a different kind.
+    for found in result.disagreements:
+        assert any(i > 1000 for i in reference_run("idset.decode", found.input))
+    assert len({d.signature for d in result.disagreements}) == len(result.disagreements)
+
+
+def test_finds_and_shrinks_planted_bracket_bug() -> None:
+    impl, against = _adapters(RefusesBrackets())
+    result = differential(
+        "hostlist.decode", impl, against, examples=200, seconds=60, seed=3, max_found=1
+    )
+    inputs = [d.input for d in result.disagreements]
+    assert inputs
+    assert all("[" in text for text in inputs)
+    # Minimal: a single bracketed id (shortest valid bracketed hostlist with no prefix).
+    assert min(inputs, key=len) == "[0]"
+
+
+def test_same_seed_same_result() -> None:
+    def run(seed: int) -> list[Any]:
+        impl, against = _adapters(DropsBigIds())
+        result = differential("idset.decode", impl, against, examples=150, seconds=60, seed=seed)
+        return [(d.input, d.signature) for d in result.disagreements]
+
+    assert run(11) == run(11)
+
+
+def test_agreeing_implementations_find_nothing() -> None:
+    impl, against = _adapters(ReferenceImplementation())
+    result = differential("idset.decode", impl, against, examples=60, seconds=60, seed=1)
+    assert result.disagreements == []
+    assert result.rounds == 1
+    assert 0 < result.evaluated <= 60
+
+
+def test_bounded_by_seconds() -> None:
+    impl, against = _adapters(Slow())
+    start = time.monotonic()
+    result = differential("idset.decode", impl, against, examples=10_000, seconds=1.0, seed=1)
+    elapsed = time.monotonic() - start
+    assert result.out_of_time
+    assert elapsed < 5  # the budget, plus at most a few in-flight answers
+    assert result.disagreements == []
+
+
+def test_bounded_by_examples() -> None:
+    impl, against = _adapters(ReferenceImplementation())
+    result = differential("hostlist.decode", impl, against, examples=25, seconds=60, seed=2)
+    assert result.evaluated <= 25
+
+
+def test_bounded_by_max_found() -> None:
+    impl, against = _adapters(RefusesBrackets())
+    result = differential(
+        "hostlist.decode", impl, against, examples=300, seconds=60, seed=3, max_found=1
+    )
+    assert len(result.disagreements) == 1
+
+
+def test_compare_replies_uses_the_operation_comparator() -> None:
+    from runner.engine import reference_oracle
+
+    op = load_registry()["idset.encode"]
+    oracle = reference_oracle()
+    # Two different strings for one set agree: the comparator decodes both.
+    assert compare_replies(op, Reply("output", "1,2,3"), Reply("output", "1-3"), oracle) is None
+    assert compare_replies(op, Reply("output", "1-4"), Reply("output", "1-3"), oracle)
+    assert compare_replies(op, Reply("error", "limit"), Reply("error", "limit"), oracle) is None
+    assert compare_replies(op, Reply("error", "limit"), Reply("error", "invalid"), oracle)
+    assert compare_replies(op, Reply("output", "1"), Reply("error", "invalid"), oracle)
+    assert compare_replies(op, Reply("output", 5), Reply("output", "5"), oracle)  # not a string
+    assert "failed to answer" in str(
+        compare_replies(op, Reply("errored", message="boom"), Reply("output", "1"), oracle)
+    )
+
+
+@pytest.mark.parametrize("operation", sorted(STRATEGIES))
+def test_strategies_give_inputs_of_the_operation(operation: str) -> None:
+    op = load_registry()[operation]
+    seen: list[Any] = []
+
+    @settings(max_examples=60, database=None, deadline=None)
+    @given(STRATEGIES[operation]())
+    def check(value: Any) -> None:
+        assert op.input_problems(value) == []
+        seen.append(value)
+
+    check()
+    # Near-valid inputs really occur: some are refused by the reference, some accepted.
+    outcomes = {"output" if "output" in _reference(operation, v) else "error" for v in seen}
+    assert outcomes == {"output", "error"}
+
+
+def _result(*found: Disagreement) -> DiffResult:
+    result = DiffResult("idset.decode", seed=5)
+    result.disagreements.extend(found)
+    return result
+
+
+def test_rendered_cases_load_as_a_case_file(tmp_path: Path) -> None:
+    found = [
+        Disagreement(
+            "idset.decode", "1001", Reply("output", []), Reply("output", [1001]), "differs", ()
+        ),
+        Disagreement(
+            "idset.decode", "no", Reply("output", [1]), Reply("error", "syntax"), "differs", ()
+        ),
+        Disagreement(
+            "idset.decode", "1e3", Reply("output", [1]), Reply("errored", message="x"), "", ()
+        ),
+    ]
+    text = render_cases(
+        _result(*found),
+        impl_name="planted",
+        against_name="reference",
+        requirement="rfc22.ascending",
+    )
+    assert "level: reviewer to choose" in text
+    assert "replace it with the precise" in text
+    assert "# not written: reference answered errored" in text
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "requirements").mkdir(parents=True)
+    (suite_dir / "requirements" / "rfc22.yaml").write_text(
+        (Path(__file__).parents[2] / "cases" / "requirements" / "rfc22.yaml").read_text()
+    )
+    (suite_dir / "rfc22").mkdir()
+    (suite_dir / "rfc22" / "idset.decode.yaml").write_text(text)
+    suite = load_suite(suite_dir)
+    cases = {c.input: c for c in suite.cases}
+    assert set(cases) == {"1001", "no"}  # "no" stayed a string
+    assert cases["1001"].expected_json() == {"output": [1001]}
+    assert cases["no"].expected_json() == {"error": "syntax"}
+    assert cases["no"].level == "must"
+    assert "Found by flux-conformance diff (seed 5)" in cases["no"].description
+
+
+def test_rendered_cases_without_requirement_say_so() -> None:
+    found = Disagreement(
+        "idset.decode", "1", Reply("output", []), Reply("output", [1]), "differs", ()
+    )
+    text = render_cases(_result(found), impl_name="a", against_name="b", requirement=None)
+    assert REQUIREMENT_PLACEHOLDER in text
+    assert "will not" in text
+    doc = yaml.safe_load(text)
+    assert doc["cases"][0]["requirements"] == [REQUIREMENT_PLACEHOLDER]
+
+
+# -- the command -------------------------------------------------------------------------------
+
+_PLANTED = """
+from reference.errors import FormatError
+from reference.operations import run
+
+
+class DropsBigIds:
+    def run(self, operation, value, **options):
+        try:
+            out = run(operation, value)
+        except FormatError as exc:
+            return {"error": {"category": exc.category, "message": str(exc)}}
+        return {"output": [i for i in out if i <= 1000]}
+"""
+
+
+@pytest.fixture
+def planted_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "planted_diff_impl.py").write_text(_PLANTED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "python:planted_diff_impl:DropsBigIds"
+
+
+def test_cli_diff_writes_cases_and_exits_1(
+    planted_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "found.yaml"
+    argv = ["diff", "--impl", planted_module, "-o", "idset.decode", "--seed", "4"]
+    code = main([*argv, "--examples", "200", "--max", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "seed 4" in err
+    doc = yaml.safe_load(out.read_text())
+    assert doc["operation"] == "idset.decode"
+    assert doc["cases"][0]["input"] == "1001"
+    assert doc["cases"][0]["output"] == [1001]
+    # The proposed requirement exists in the suite.
+    assert doc["cases"][0]["requirements"][0] in load_suite().requirements
+
+
+def test_cli_diff_agreement_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["diff", "--impl", "reference", "-o", "range.decode", "--seed", "1"]
+    assert main([*argv, "--examples", "30", "--seconds", "30"]) == 0
+    captured = capsys.readouterr()
+    assert "no disagreement found" in captured.err
+    assert captured.out == ""
+
+
+def test_cli_diff_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--impl", "reference", "-o", "no.such.op"]) == 2
+    assert main(["diff", "--impl", "reference", "-o", "R.decode"]) == 2
+    assert "no input strategy" in capsys.readouterr().err
+    assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["diff", "-o", "idset.decode"])  # --impl is required
+    assert exc.value.code == 2
+
+
+def test_cli_diff_without_hypothesis(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis", None)
+    assert main(["diff", "--impl", "reference", "-o", "idset.decode"]) == 2
+    assert "flux-conformance[diff]" in capsys.readouterr().err
+
+
+def test_cli_diff_same_seed_same_file(
+    planted_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = []
+    for name in ("a.yaml", "b.yaml"):
+        argv = ["diff", "--impl", planted_module, "-o", "idset.decode", "--seed", "9"]
+        main([*argv, "--examples", "100", "--max", "1", "--out", str(tmp_path / name)])
+        texts.append((tmp_path / name).read_text())
+    capsys.readouterr()
+    assert texts[0] == texts[1]
+    assert json.dumps(texts[0])  # non-empty, printable
