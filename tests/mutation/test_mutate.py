@@ -1,0 +1,399 @@
+"""Tests of the mutation tester: its operators, the stability of mutant ids, and a whole run
+over a small fixture package with a tiny suite (planted mutants that must be killed, one no
+case reaches, one equivalent, one that loops)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mutation.mutate import (
+    Baseline,
+    Equivalent,
+    MutationRun,
+    Target,
+    apply_mutant,
+    enumerate_mutants,
+    match_equivalents,
+    module_users,
+    record_coverage,
+    run_mutants,
+    score,
+)
+
+
+def _mutants(source: str) -> list[Any]:
+    return enumerate_mutants("m", textwrap.dedent(source))
+
+
+def _call(source: str, mutant_id: str, name: str, *args: Any) -> Any:
+    source = textwrap.dedent(source)
+    namespace: dict[str, Any] = {}
+    exec(compile(apply_mutant("m", source, mutant_id), "m.py", "exec"), namespace)
+    return namespace[name](*args)
+
+
+def _only(source: str, operator: str) -> list[tuple[str, str]]:
+    return [(m.original, m.mutated) for m in _mutants(source) if m.operator == operator]
+
+
+# --------------------------------------------------------------------------------------------
+# Operators: each makes the intended change, and the result is valid code
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expr", "swapped"),
+    [
+        ("a < b", "<="),
+        ("a <= b", "<"),
+        ("a > b", ">="),
+        ("a >= b", ">"),
+        ("a == b", "!="),
+        ("a != b", "=="),
+        ("a in b", "not in"),
+        ("a not in b", "in"),
+        ("a is b", "is not"),
+        ("a is not b", "is"),
+    ],
+)
+def test_comparison_swaps(expr: str, swapped: str) -> None:
+    source = f"def f(a, b):\n    return {expr}\n"
+    (mutant,) = _mutants(source)
+    assert mutant.operator == "compare"
+    assert mutant.mutated == swapped
+    assert mutant.changed == f"return a {swapped} b"
+    tree = apply_mutant("m", source, mutant.id)
+    assert ast.unparse(tree).endswith(f"return a {swapped} b")
+
+
+def test_comparison_changes_behaviour_at_the_boundary() -> None:
+    source = "def f(a, b):\n    return a < b\n"
+    (mutant,) = _mutants(source)
+    assert _call(source, mutant.id, "f", 1, 1) is True
+
+
+def test_chained_comparison_gives_one_mutant_per_operator_with_distinct_ids() -> None:
+    mutants = _mutants("def f(a, b, c):\n    return a < b < c\n")
+    assert [m.mutated for m in mutants] == ["<=", "<="]
+    assert len({m.id for m in mutants}) == 2
+    assert mutants[1].changed == "return a < b <= c"
+
+
+def test_boolean_operator_swap() -> None:
+    source = "def f(a, b):\n    return a and b\n"
+    (mutant,) = _mutants(source)
+    assert (mutant.original, mutant.mutated) == ("and", "or")
+    assert _call(source, mutant.id, "f", True, False) is True
+    assert _only("def f(a, b):\n    return a or b\n", "boolop") == [("or", "and")]
+
+
+def test_not_removal() -> None:
+    source = "def f(a):\n    return not a\n"
+    (mutant,) = _mutants(source)
+    assert mutant.operator == "not"
+    assert mutant.changed == "return a"
+    assert _call(source, mutant.id, "f", 0) == 0
+
+
+def test_integer_constants_move_by_one_and_zero_becomes_one() -> None:
+    assert _only("def f(x):\n    return x[3]\n", "number") == [("3", "4"), ("3", "2")]
+    assert _only("def f(x):\n    return x[0]\n", "number") == [("0", "1"), ("0", "-1")]
+    assert _only("def f(x):\n    return x[1]\n", "number") == [("1", "2"), ("1", "0")]
+    source = "def f():\n    return 7\n"
+    assert [_call(source, m.id, "f") for m in _mutants(source)] == [8, 6]
+
+
+def test_booleans_are_not_numbers() -> None:
+    assert _only("def f():\n    x = True\n    return x\n", "number") == []
+
+
+def test_grammar_strings_are_emptied_other_strings_left() -> None:
+    source = 'def f(s):\n    return s.split(",")\n'
+    (mutant,) = _mutants(source)
+    assert (mutant.operator, mutant.original, mutant.mutated) == ("string", "','", "''")
+    with pytest.raises(ValueError, match="empty separator"):
+        _call(source, mutant.id, "f", "a,b")
+    assert _only('def f(s):\n    return s == "ab"\n', "string") == []
+    assert _only('def f(s):\n    return s == "a-b"\n', "string") == []
+
+
+def test_arithmetic_swaps() -> None:
+    source = "def f(a, b):\n    return a + b\n"
+    (mutant,) = _mutants(source)
+    assert (mutant.original, mutant.mutated) == ("+", "-")
+    assert _call(source, mutant.id, "f", 5, 3) == 2
+    assert _only("def f(a, b):\n    return a - b\n", "arith") == [("-", "+")]
+    source = "def f(a):\n    a += 2\n    return a\n"
+    ids = [m.id for m in _mutants(source) if m.operator == "arith"]
+    assert _call(source, ids[0], "f", 5) == 3
+
+
+def test_nested_sums_have_distinct_ids() -> None:
+    mutants = _mutants("def f(a, b, c):\n    return a + b + c\n")
+    assert len(mutants) == 2
+    assert len({m.id for m in mutants}) == 2
+
+
+def test_string_concatenation_is_not_swapped() -> None:
+    assert _only('def f(a):\n    return a + "x"\n', "arith") == []
+    assert _only('def f(a):\n    return f"{a}" + a\n', "arith") == []
+
+
+def test_return_boolean_flip() -> None:
+    source = "def f():\n    return True\n"
+    (mutant,) = _mutants(source)
+    assert (mutant.operator, mutant.mutated) == ("return", "False")
+    assert _call(source, mutant.id, "f") is False
+
+
+def test_break_and_continue_swap() -> None:
+    source = """
+    def f(items):
+        out = []
+        for x in items:
+            if x == 0:
+                break
+            out.append(x)
+        return out
+    """
+    (mutant,) = [m for m in _mutants(source) if m.operator == "jump"]
+    assert (mutant.original, mutant.mutated) == ("break", "continue")
+    assert _call(source, mutant.id, "f", [1, 0, 2]) == [1, 2]
+    source = source.replace("break", "continue")
+    (mutant,) = [m for m in _mutants(source) if m.operator == "jump"]
+    assert _call(source, mutant.id, "f", [1, 0, 2]) == [1]
+
+
+def test_raise_becomes_pass() -> None:
+    source = """
+    def f(x):
+        if x < 0:
+            raise ValueError("negative", x - 1)
+        return x
+    """
+    mutants = _mutants(source)
+    (mutant,) = [m for m in mutants if m.operator == "raise"]
+    assert mutant.changed == "pass"
+    assert _call(source, mutant.id, "f", -1) == -1
+    # The message arguments of the raised error are left alone: cases never see them.
+    assert [m for m in mutants if m.operator == "arith"] == []
+
+
+def test_error_span_keywords_are_left_alone() -> None:
+    source = "def f(e, i):\n    return e('bad', span=(i, i + 1))\n"
+    assert _mutants(source) == []
+
+
+def test_slice_bound_off_by_one() -> None:
+    source = "def f(s, i):\n    return s[:i]\n"
+    mutants = _mutants(source)
+    assert [m.changed for m in mutants] == ["return s[:i + 1]", "return s[:i - 1]"]
+    assert _call(source, mutants[0].id, "f", "abcd", 2) == "abc"
+    assert _call(source, mutants[1].id, "f", "abcd", 2) == "a"
+    # A literal bound is the number operator's.
+    assert [m.operator for m in _mutants("def f(s):\n    return s[1:]\n")] == ["number", "number"]
+
+
+def test_docstrings_annotations_all_and_fstrings_are_not_mutated() -> None:
+    source = '''
+    """Doc: a < b, -1."""
+    from typing import TYPE_CHECKING
+
+    __all__ = ["f"]
+
+    if TYPE_CHECKING:
+        X = 1
+
+    def f(a: "list[int]" = None) -> "tuple[int, int]":
+        """Return -."""
+        return f"{a[0]}-{a[1]}"
+    '''
+    assert _mutants(source) == []
+
+
+def test_mutants_of_every_reference_module_compile() -> None:
+    # Every operator's first mutant in each module, and every 80th: the whole set is the
+    # mutation run's job (a mutant that does not compile is reported there as a tool error).
+    directory = Path(importlib.import_module("reference").__file__ or "").parent
+    for path in sorted(directory.glob("*.py")):
+        source = path.read_text()
+        mutants = enumerate_mutants(path.stem, source)
+        firsts = {m.operator: m for m in reversed(mutants)}.values()
+        for mutant in {*firsts, *mutants[::80]}:
+            compile(apply_mutant(path.stem, source, mutant.id), str(path), "exec")
+
+
+# --------------------------------------------------------------------------------------------
+# Stable ids
+# --------------------------------------------------------------------------------------------
+
+_STABLE = """
+LIMIT = 10
+
+def f(a, b):
+    if a < b and not a:
+        return a + 1
+    return b[1:a]
+"""
+
+
+def test_ids_name_module_line_column_operator_and_change() -> None:
+    mutants = _mutants(_STABLE)
+    assert "m:5:7:compare:< -> <=" in {m.id for m in mutants}
+    assert "m:2:8:number:10 -> 11" in {m.id for m in mutants}
+    for m in mutants:
+        module, line, col, operator, change = m.id.split(":", 4)
+        assert (module, int(line), int(col), operator) == ("m", m.line, m.col, m.operator)
+        assert change == f"{m.original} -> {m.mutated}"
+
+
+def test_ids_are_unique_and_the_same_on_every_enumeration() -> None:
+    first = [m.id for m in _mutants(_STABLE)]
+    assert len(first) == len(set(first))
+    assert first == [m.id for m in _mutants(_STABLE)]
+
+
+def test_ids_survive_edits_below_them() -> None:
+    before = [m.id for m in _mutants(_STABLE)]
+    after = [m.id for m in _mutants(_STABLE + "\ndef g(x):\n    return x - 1\n")]
+    assert after[: len(before)] == before
+    assert len(after) > len(before)
+
+
+def test_import_time_code_is_marked() -> None:
+    source = "N = 3\n\ndef f(x, d=4):\n    return x + 5\n"
+    runtime = {m.original: m.runtime for m in _mutants(source)}
+    assert runtime == {"3": False, "4": False, "+": True, "5": True}
+
+
+def test_equivalents_follow_their_line_when_it_moves() -> None:
+    mutants = _mutants(_STABLE)
+    entry = Equivalent("m:99:7:compare:< -> <=", "reason", source="if a < b and not a:")
+    matched, stale = match_equivalents(
+        mutants, [entry, Equivalent("m:1:0:raise:raise -> pass", "x")]
+    )
+    assert list(matched) == ["m:5:7:compare:< -> <="]
+    assert [e.id for e in stale] == ["m:1:0:raise:raise -> pass"]
+
+
+# --------------------------------------------------------------------------------------------
+# A whole run over a fixture package
+# --------------------------------------------------------------------------------------------
+
+_FIXTURE = {
+    "__init__.py": "",
+    "limits.py": "LIMIT = 10\n",
+    "calc.py": textwrap.dedent(
+        """
+        from fixpkg.limits import LIMIT
+
+
+        def clamp(x):
+            if x > LIMIT:
+                return LIMIT
+            return x
+
+
+        def count_up(n):
+            i = 0
+            while i < n:
+                i += 1
+            return i
+
+
+        def never_called(x):
+            return x * 2 + 1
+        """
+    ),
+}
+
+
+class _TinyHarness:
+    """Cases as (function name, arguments, expected value), run on the fixture package."""
+
+    cases = (("clamp", (50,), 10), ("clamp", (3,), 3), ("count_up", (4,), 4))
+
+    def __init__(self) -> None:
+        self.names = [f"{f}{args}" for f, args, _ in self.cases]
+
+    def execute(self, index: int) -> Any:
+        name, args, _ = self.cases[index]
+        module = importlib.import_module("fixpkg.calc")
+        try:
+            return getattr(module, name)(*args)
+        except Exception as exc:
+            return exc
+
+    def passes(self, index: int, reply: Any) -> bool:
+        return bool(reply == self.cases[index][2])
+
+
+@pytest.fixture
+def fixture_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Target:
+    package = tmp_path / "fixpkg"
+    package.mkdir()
+    for name, text in _FIXTURE.items():
+        (package / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [n for n in sys.modules if n == "fixpkg" or n.startswith("fixpkg.")]:
+        monkeypatch.delitem(sys.modules, name)
+    importlib.import_module("fixpkg.calc")
+    yield Target("fixpkg", package, ("calc", "limits"), entry=("calc",))
+    for name in [n for n in sys.modules if n == "fixpkg" or n.startswith("fixpkg.")]:
+        del sys.modules[name]
+
+
+def test_end_to_end_on_a_fixture_package(fixture_target: Target) -> None:
+    target = fixture_target
+    harness = _TinyHarness()
+    files = {str(target.path(m)): m for m in target.modules}
+    baseline = record_coverage(harness, files)
+    assert baseline.passing == [True, True, True]
+    assert 6 in baseline.lines[0]["calc"]  # clamp's `return LIMIT`
+    assert "calc" not in baseline.lines[2] or 6 not in baseline.lines[2]["calc"]
+    baseline = Baseline(baseline.passing, baseline.seconds, baseline.lines, module_users(target))
+    assert baseline.users["limits"] == {"limits", "calc"}
+
+    mutants = [
+        m
+        for module in target.modules
+        for m in enumerate_mutants(module, target.path(module).read_text())
+    ]
+    by_id = {m.id: m for m in mutants}
+    run = MutationRun(target, harness, baseline, jobs=2, budget_base=1.0, budget_factor=10.0)
+    results = {r.mutant.id: r for r in run_mutants(run, mutants)}
+    status = {key: r.status for key, r in results.items()}
+
+    # Planted and killable: the clamp bound off by one, reached through `from ... import`.
+    assert status["limits:1:8:number:10 -> 11"] == "killed"
+    assert results["limits:1:8:number:10 -> 11"].killers == (0,)
+    # The raise-free comparison flip that the tiny suite does catch.
+    assert status["calc:6:7:compare:> -> >="] == "survived"  # equivalent: x == LIMIT returns x
+    # Unreachable: no case calls never_called.
+    never = [key for key in by_id if key.startswith("calc:19:")]
+    assert never
+    for key in never:
+        assert status[key] == "survived"
+        assert results[key].note == "no case executes it"
+    # The loop that never ends is stopped by its budget and counts as killed.
+    assert status["calc:14:8:arith:+= -> -="] == "timeout"
+    assert results["calc:14:8:arith:+= -> -="].killed
+
+    equivalents, stale = match_equivalents(
+        mutants, [Equivalent("calc:6:7:compare:> -> >=", "x == LIMIT returns x either way")]
+    )
+    assert not stale
+    table = score(list(results.values()), equivalents)
+    calc = table["calc"]
+    assert calc.equivalent == 1
+    survivors = sum(1 for k, s in status.items() if k.startswith("calc:") and s == "survived")
+    assert calc.survived == survivors - 1
+    assert calc.score == calc.killed / (calc.mutants - 1)
+    # The parent's modules are untouched by the children.
+    assert importlib.import_module("fixpkg.limits").LIMIT == 10
