@@ -383,7 +383,7 @@ def fake_flux(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     class MiniConstraintParser(ConstraintParser):
         def parse(self, query: Any) -> Any:
             if not isinstance(query, str):
-                raise TypeError("expected string")
+                raise ValueError("Expected a string")  # what PLY raises
             if query.endswith("|"):
                 raise ConstraintSyntaxError("Unexpected end of input")
             return {"properties": query.split(",")}

@@ -49,8 +49,8 @@ Error mapping:
 * ``shape.parse``: ``ShapeSyntaxError`` -> ``syntax`` (flux-core raises it also for several
   unlabelled slots, which the suite calls ``invalid``: a finding), ``ValueError``/
   ``TypeError`` -> ``invalid``;
-* ``constraint.parse_query``: ``ConstraintSyntaxError`` -> ``syntax``, ``TypeError`` (a
-  non-string) -> ``invalid``;
+* ``constraint.parse_query``: ``ConstraintSyntaxError`` -> ``syntax``, ``TypeError`` or
+  ``ValueError`` (PLY refusing a non-string) -> ``invalid``;
 * validators and R operations: ``ValueError``/``TypeError``/``KeyError`` -> ``invalid``
   (the exceptions ``ResourceSet`` and ``validate_jobspec`` document), and an ``OSError``
   with ``EINVAL`` from ``validate_jobspec``;
@@ -269,7 +269,7 @@ class FluxCore(ThirdPartyImplementation):
             return output(self._query_parser.parse(query))
         except syntax_error as exc:
             return error("syntax", exc)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:  # PLY's lexer: "Expected a string"
             return error("invalid", exc)
 
     # -- RFC 20 / RFC 31 ------------------------------------------------------------------
