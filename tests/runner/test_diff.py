@@ -302,3 +302,16 @@ def test_cli_diff_same_seed_same_file(
     capsys.readouterr()
     assert texts[0] == texts[1]
     assert json.dumps(texts[0])  # non-empty, printable
+
+
+def test_compare_replies_survives_a_very_deep_output() -> None:
+    from runner.engine import reference_oracle
+
+    deep: Any = [{"type": "a", "count": 1}]
+    for _ in range(10_000):
+        deep = [{"type": "a", "count": 1, "with": deep}]
+    op = load_registry()["shape.parse"]
+    reason = compare_replies(op, Reply("output", deep), Reply("error", "limit"), reference_oracle())
+    assert reason  # different kinds: no need to look inside
+    reason = compare_replies(op, Reply("output", deep), Reply("output", deep), reference_oracle())
+    assert reason == "output is nested too deeply for its form to be checked"
