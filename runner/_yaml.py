@@ -9,7 +9,9 @@ refuses what YAML 1.1 would silently turn into something else:
   ``yes``/``no``/``on``/``off`` and any capitalised boolean, octal ``0755``, hex ``0x1F``,
   sexagesimal ``1:30``, ``1_000``, ``.inf``/``.nan``, ``~`` and ``Null``, and ``1e3``
   (a float in YAML 1.2 and JSON, a string to PyYAML).  Quote them to mean a string;
-* documents over :data:`MAX_DOCUMENT_BYTES` or with more than :data:`MAX_NODES` nodes.
+* documents over :data:`MAX_DOCUMENT_BYTES`, with more than :data:`MAX_NODES` nodes, or
+  nested more than :data:`MAX_DEPTH` levels deep (deeper inputs are written as strings, or
+  sent to an implementation by a test, not by a case file).
 
 Every problem is reported with the line it is on.  Loaded data stays paired with its node
 tree so that later checks (schema, ids) can name the line of any value.
@@ -25,12 +27,22 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_DOCUMENT_BYTES", "MAX_NODES", "Document", "YamlProblem", "load_document"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_NODES",
+    "Document",
+    "YamlProblem",
+    "load_document",
+]
 
 #: Case files larger than this are refused before parsing.
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 #: A document may hold at most this many nodes (scalars, lists, mappings).
 MAX_NODES = 2_000_000
+#: Deepest nesting of lists and mappings in a document (a case's input gets all but 4 of
+#: these levels): every later step, from schema checks to JSON, must be able to follow it.
+MAX_DEPTH = 256
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -97,15 +109,18 @@ def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
 
 def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
     seen: set[int] = set()
-    stack = [root]
+    stack = [(root, 1)]
     count = 0
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         count += 1
         if count > MAX_NODES:
             yield YamlProblem(1, f"document has more than {MAX_NODES} nodes")
             return
         line = int(node.start_mark.line) + 1
+        if depth > MAX_DEPTH:
+            yield YamlProblem(line, f"nested more than {MAX_DEPTH} levels deep")
+            return
         if id(node) in seen:
             yield YamlProblem(line, "anchors and aliases are not allowed in case files")
             continue
@@ -115,7 +130,7 @@ def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
             if problem:
                 yield YamlProblem(line, problem)
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend(reversed(node.value))
+            stack.extend((child, depth + 1) for child in reversed(node.value))
         elif isinstance(node, yaml.MappingNode):
             keys: dict[str, int] = {}
             for key, value in node.value:
@@ -131,8 +146,8 @@ def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
                         )
                     else:
                         keys[key.value] = int(key.start_mark.line) + 1
-                stack.append(value)
-                stack.append(key)
+                stack.append((value, depth + 1))
+                stack.append((key, depth + 1))
 
 
 def _check_scalar(node: yaml.ScalarNode) -> str | None:
@@ -164,6 +179,73 @@ def _int_value(text: str) -> str:
         return "?"
 
 
+def _compose(loader: Any) -> Any:
+    """Build the node tree of the single document from parser events, without recursion.
+
+    PyYAML's composers (the C one included) recurse once per level of nesting, so a deeply
+    nested document would overflow the C stack and kill the process; this one keeps its own
+    stack.  Anchors and aliases are refused here.
+    """
+    loader.get_event()  # stream start
+    if loader.check_event(yaml.StreamEndEvent):
+        return None
+    loader.get_event()  # document start
+    # PyYAML's type stubs do not cover the event API: events and nodes are Any here.
+    root: Any = None
+    stack: list[tuple[Any, list[Any]]] = []  # open collection, pending key
+
+    def attach(node: Any) -> None:
+        nonlocal root
+        if not stack:
+            root = node
+            return
+        parent, pending = stack[-1]
+        if isinstance(parent, yaml.SequenceNode):
+            parent.value.append(node)
+        elif pending:
+            parent.value.append((pending.pop(), node))
+        else:
+            pending.append(node)
+
+    while True:
+        event = loader.get_event()
+        start: Any = event.start_mark
+        end: Any = event.end_mark
+        if isinstance(event, yaml.DocumentEndEvent):
+            break
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise yaml.MarkedYAMLError(
+                problem="anchors and aliases are not allowed in case files",
+                problem_mark=event.start_mark,
+            )
+        if isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            attach(yaml.ScalarNode(tag, event.value, start, end, style=event.style))
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            kind = (
+                yaml.SequenceNode
+                if isinstance(event, yaml.SequenceStartEvent)
+                else yaml.MappingNode
+            )
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = loader.resolve(kind, None, event.implicit)
+            node = kind(tag, [], start, None, flow_style=event.flow_style)
+            attach(node)
+            stack.append((node, []))
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            node, _ = stack.pop()
+            node.end_mark = end
+    if not loader.check_event(yaml.StreamEndEvent):
+        event = loader.get_event()
+        raise yaml.MarkedYAMLError(
+            problem="a case file holds one YAML document", problem_mark=event.start_mark
+        )
+    return root
+
+
 def load_document(path: Path) -> Document:
     """Load one YAML document strictly; raise :class:`YamlError` listing every problem."""
     size = path.stat().st_size
@@ -175,7 +257,7 @@ def load_document(path: Path) -> Document:
         raise YamlError([YamlProblem(1, f"not UTF-8: {exc.reason}")]) from None
     loader = _Loader(text)
     try:
-        root = loader.get_single_node()
+        root = _compose(loader)
         if root is None:
             raise YamlError([YamlProblem(1, "the file is empty")])
         problems = list(_walk(root))
@@ -188,6 +270,8 @@ def load_document(path: Path) -> Document:
         raise YamlError([YamlProblem(line, f"{exc.problem or exc.context}")]) from None
     except yaml.YAMLError as exc:
         raise YamlError([YamlProblem(1, str(exc))]) from None
+    except RecursionError:
+        raise YamlError([YamlProblem(1, "the document is nested too deeply to load")]) from None
     finally:
         loader.dispose()
     return Document(data, root)

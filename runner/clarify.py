@@ -46,7 +46,7 @@ def _which(case: Case, reply: Reply, suite: Suite) -> str:
         return f"{reply.kind}" + (f" ({reply.message})" if reply.message else "")
     for n, expected in enumerate(case.expected, 1):
         single = Case(**{**case.__dict__, "expected": (expected,)})
-        if judge(single, reply, op, reference_oracle()).outcome is Outcome.PASSED:
+        if judge(single, reply, op, reference_oracle(case.edition)).outcome is Outcome.PASSED:
             return f"reading {n}: {_describe(expected)}"
     return f"none of the permitted readings: `{compact_json(reply.to_json(), 300)}`"
 

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from runner.adapters.base import Adapter, Reply
@@ -140,12 +141,17 @@ class Summary:
         }
 
 
-def reference_oracle() -> Oracle:
-    """The oracle comparators use: the bundled reference, called in-process."""
+@cache
+def reference_oracle(edition: str | None = None) -> Oracle:
+    """The oracle comparators use: the bundled reference, in-process, in ``edition``.
+
+    A case that holds under one edition is judged with the reference in that edition, so
+    that (for example) a jobspec an encoder produced is validated by the same rules.
+    """
     from reference.operations import run
 
     def oracle(operation: str, value: Any) -> Any:
-        return run(operation, value)
+        return run(operation, value, edition=edition)
 
     return oracle
 
@@ -230,11 +236,11 @@ def run_cases(
 ) -> Iterator[CaseResult]:
     """Run every case through ``adapter``, yielding each judged result in order.
 
-    ``skip`` may name a reason not to run a case at all; ``decide`` may rewrite a result
+    ``oracle`` defaults to the reference in each case's edition.  ``skip`` may name a
+    reason not to run a case at all; ``decide`` may rewrite a result
     afterwards (expectations files turn failures into xfails).  The adapter must already
     be started; it is not closed here.
     """
-    oracle = oracle or reference_oracle()
     for case in cases:
         why = skip(case) if skip else None
         if why:
@@ -246,7 +252,9 @@ def run_cases(
         else:
             reply = adapter.run(case.operation, case.input, edition=case.edition)
         seconds = time.perf_counter() - start
-        result = judge(case, reply, operations[case.operation], oracle)
+        result = judge(
+            case, reply, operations[case.operation], oracle or reference_oracle(case.edition)
+        )
         result = CaseResult(
             result.case, result.outcome, result.reply, result.reason, result.diff, seconds
         )

@@ -60,11 +60,17 @@ class OperationSpec:
 
     def input_problems(self, value: Any) -> list[str]:
         """Why ``value`` is not a valid input for this operation (empty when it is)."""
-        return [_describe(e) for e in self._validator("input").iter_errors(value)]
+        return self._problems("input", value)
 
     def output_problems(self, value: Any) -> list[str]:
         """Why ``value`` is not a valid output of this operation (empty when it is)."""
-        return [_describe(e) for e in self._validator("output").iter_errors(value)]
+        return self._problems("output", value)
+
+    def _problems(self, which: str, value: Any) -> list[str]:
+        try:
+            return [_describe(e) for e in self._validator(which).iter_errors(value)]
+        except RecursionError:
+            return [f"value: nested too deeply to check against the {which} schema"]
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

@@ -126,7 +126,8 @@ class ConformanceItem(pytest.Item):
         if not adapter.supports(case.operation):
             pytest.skip("operation not supported by the implementation")
         reply = adapter.run(case.operation, case.input, edition=case.edition)
-        result = judge(case, reply, suite.operations[case.operation], reference_oracle())
+        op = suite.operations[case.operation]
+        result = judge(case, reply, op, reference_oracle(case.edition))
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
         if result.outcome is not Outcome.PASSED:

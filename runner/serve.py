@@ -10,6 +10,7 @@ exception escaping the implementation is answered with category ``internal``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import traceback
@@ -19,6 +20,69 @@ from typing import IO, Any
 from runner.adapters.base import Implementation
 
 __all__ = ["serve"]
+
+
+#: Nesting the decoder follows before giving up on a request (Python's default stops near 1000).
+DECODE_DEPTH = 5000
+
+
+def _decode(line: str) -> Any:
+    """Parse one request; a document nested too deeply raises ``RecursionError``."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DECODE_DEPTH))
+    try:
+        return json.loads(line)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _top_level(line: str) -> dict[str, Any]:
+    """The scalar members of a request's top-level object, found without recursion.
+
+    Used only when the request is too deep to decode, so that the answer can still carry
+    the request's ``seq``: nested values are skipped, strings are followed with escapes.
+    """
+    found: dict[str, Any] = {}
+    depth = 0
+    i, n = 0, len(line)
+    key: str | None = None
+    expecting_key = False
+    while i < n:
+        ch = line[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and line[end] != '"':
+                end += 2 if line[end] == "\\" else 1
+            if depth == 1:
+                text = line[i : end + 1]
+                if expecting_key:
+                    key = json.loads(text)
+                elif key is not None:
+                    found[key] = json.loads(text)
+                    key = None
+            i = end + 1
+            continue
+        if ch in "{[":
+            depth += 1
+            expecting_key = depth == 1 and ch == "{"
+            key = None if depth > 1 else key
+        elif ch in "}]":
+            depth -= 1
+        elif depth == 1 and ch == ":":
+            expecting_key = False
+        elif depth == 1 and ch == ",":
+            expecting_key, key = True, None
+        elif depth == 1 and key is not None and not ch.isspace():
+            end = i
+            while end < n and line[end] not in ",}":
+                end += 1
+            with contextlib.suppress(ValueError):
+                found[key] = json.loads(line[i:end])
+            key = None
+            i = end
+            continue
+        i += 1
+    return found
 
 
 def _answer(out: IO[str], message: Mapping[str, Any]) -> None:
@@ -47,7 +111,20 @@ def serve(
         if not line.strip():
             continue
         try:
-            message = json.loads(line)
+            message = _decode(line)
+        except RecursionError:
+            seq = _top_level(line).get("seq")
+            _answer(
+                out,
+                {
+                    "seq": seq,
+                    "error": {
+                        "category": "limit",
+                        "message": f"request nested more than {DECODE_DEPTH} levels deep",
+                    },
+                },
+            )
+            continue
         except ValueError as exc:
             _answer(out, {"error": {"category": "protocol", "message": f"not JSON: {exc}"}})
             continue

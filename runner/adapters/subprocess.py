@@ -47,6 +47,10 @@ class _Fault(Exception):
     """The implementation broke the protocol; the message says how."""
 
 
+class _Unsendable(Exception):
+    """The request itself cannot be encoded (not the implementation's fault)."""
+
+
 class _Process:
     """One running implementation process, with reader threads for stdout and stderr."""
 
@@ -130,7 +134,11 @@ class _Process:
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write one message, giving up at ``deadline`` (a process that stops reading)."""
         assert self.proc.stdin
-        data = memoryview((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+        try:
+            text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+        except (RecursionError, ValueError, TypeError) as exc:
+            raise _Unsendable(f"the request cannot be written as JSON: {exc}") from None
+        data = memoryview((text + "\n").encode("utf-8"))
         fd = self.proc.stdin.fileno()
         while data:
             remaining = deadline - time.monotonic()
@@ -166,6 +174,8 @@ class _Process:
         assert isinstance(line, bytes)
         try:
             return json.loads(line.decode("utf-8"))
+        except RecursionError:
+            raise _Fault("reply nested too deeply to decode") from None
         except (UnicodeDecodeError, ValueError):
             shown = line[:200].decode("utf-8", "replace")
             raise _Fault(f"reply is not a JSON object: {shown!r}") from None
@@ -304,6 +314,12 @@ class SubprocessAdapter:
         deadline = time.monotonic() + self.timeout
         try:
             proc.send(message, deadline)
+        except _Unsendable as exc:
+            self._seq -= 1
+            return Reply("errored", message=str(exc))
+        except _Fault as exc:
+            return self._fault(proc, exc)
+        try:
             answer = proc.receive(deadline)
             if not isinstance(answer, dict):
                 raise _Fault(f"reply is not a JSON object: {json.dumps(answer)[:200]}")
@@ -315,10 +331,13 @@ class SubprocessAdapter:
                 raise _Fault(reply.message)
             return reply
         except _Fault as exc:
-            # Give stderr a moment to arrive: a crashing process writes it as it dies.
-            time.sleep(0.05)
-            tail = proc.stderr_tail()
-            proc.kill()
-            self._proc = None
-            self.restarts += 1
-            return Reply("errored", message=str(exc), stderr=tail)
+            return self._fault(proc, exc)
+
+    def _fault(self, proc: _Process, exc: _Fault) -> Reply:
+        # Give stderr a moment to arrive: a crashing process writes it as it dies.
+        time.sleep(0.05)
+        tail = proc.stderr_tail()
+        proc.kill()
+        self._proc = None
+        self.restarts += 1
+        return Reply("errored", message=str(exc), stderr=tail)

@@ -159,3 +159,15 @@ def test_missing_directory():
 def test_default_cases_dir_is_the_checkout_in_a_source_tree():
     assert default_cases_dir().name in ("cases", "_cases")
     assert (default_cases_dir() / "requirements").is_dir()
+
+
+def test_deeply_nested_yaml_is_a_problem_not_a_crash(suite_dir):
+    deep = "[" * 50_000 + "]" * 50_000
+    path = _write(
+        suite_dir,
+        f"operation: idset.decode\ncases:\n  - id: a.b\n    description: x\n"
+        f"    input: {deep}\n    output: [1]\n    requirements: [mini.ascending]\n",
+    )
+    (problem,) = _problems(suite_dir)
+    assert problem.startswith(f"{path}:")
+    assert "levels deep" in problem

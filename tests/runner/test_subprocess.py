@@ -182,11 +182,17 @@ def test_fast_outcome_check_agrees_with_the_schema():
 
     json_values = st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(max_size=3),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        ),
         max_leaves=6,
     )
-    keys = st.sampled_from(["output", "error", "unsupported", "category", "message", "reason", "seq"])
-    outcomes = st.dictionaries(keys, json_values | st.dictionaries(keys, json_values, max_size=3), max_size=3)
+    keys = st.sampled_from(
+        ["output", "error", "unsupported", "category", "message", "reason", "seq"]
+    )
+    outcomes = st.dictionaries(
+        keys, json_values | st.dictionaries(keys, json_values, max_size=3), max_size=3
+    )
 
     @settings(max_examples=500, deadline=None)
     @given(outcomes)
@@ -200,3 +206,61 @@ def test_fast_outcome_check_agrees_with_the_schema():
 def test_reply_split_across_slow_writes_is_reassembled(mini_suite):
     _, results, _ = _run(mini_suite, "split", timeout=5.0)
     assert [r.outcome for r in results] == [Outcome.PASSED] * len(mini_suite.cases)
+
+
+def test_deep_input_is_errored_when_it_cannot_be_written(mini_suite):
+    from runner.cases import Case, Expected
+
+    deep: object = []
+    for _ in range(100_000):
+        deep = [deep]
+    case = Case(
+        "deep",
+        "idset.decode",
+        "d",
+        deep,
+        (Expected("error", "syntax"),),
+        "must",
+        ("mini.ascending",),
+        (),
+        None,
+        mini_suite.cases[0].file,
+        1,
+    )
+    adapter = SubprocessAdapter(fake_command("good"), timeout=5)
+    adapter.start()
+    try:
+        results = list(run_cases([case, *mini_suite.cases], adapter, mini_suite.operations))
+    finally:
+        adapter.close()
+    assert results[0].outcome is Outcome.ERRORED
+    assert "cannot be written as JSON" in results[0].reason
+    assert all(r.outcome is Outcome.PASSED for r in results[1:])
+
+
+def test_serve_answers_a_too_deep_request_with_its_seq():
+    import io
+    import json
+
+    from runner.adapters.inprocess import ReferenceImplementation
+    from runner.serve import serve
+
+    deep = '{"not":[' * 20_000 + "{}" + "]}" * 20_000
+    line = (
+        '{"cmd": "run", "seq": 42, "operation": "constraint.match", "input": {"constraint": '
+        + deep
+        + ', "R": {}}}\n'
+    )
+    impl = ReferenceImplementation()
+    out = io.StringIO()
+    serve(
+        impl,
+        name="r",
+        version="1",
+        operations=list(impl.operations),
+        stdin=io.StringIO(line),
+        stdout=out,
+    )
+    reply = json.loads(out.getvalue())
+    assert reply["seq"] == 42
+    assert reply["error"]["category"] == "limit"
