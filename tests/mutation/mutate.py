@@ -887,14 +887,46 @@ def _verdict(job: _Running) -> Result:
 # --------------------------------------------------------------------------------------------
 
 
+#: Why a listed mutant is left out of the score.
+EQUIVALENT_KINDS = {
+    "equivalent": "behaves like the original on every input that reaches it",
+    "conforming": (
+        "behaves differently, but only in ways the specs and readings permit (another valid "
+        "encoding, either outcome of an open point): the mutant is itself a conforming "
+        "implementation, so no case may fail it"
+    ),
+    "message": "changes only an error's message or position, which cases never assert",
+}
+
+
 @dataclass(frozen=True)
 class Equivalent:
-    """A mutant reasoned to behave like the original on every input."""
+    """An entry of ``equivalent.yaml``: one mutant by ``id``, or every mutant on the source
+    line ``source`` of ``module`` (optionally only those of one ``operator``)."""
 
-    id: str
     reason: str
-    #: The original source line, stripped: lets the entry follow its code when lines move.
+    kind: str = "equivalent"
+    id: str = ""
+    module: str = ""
     source: str = ""
+    operator: str = ""
+
+    def matches(self, mutant: Mutant) -> bool:
+        """Whether this entry names ``mutant`` (by id, or by module and source line)."""
+        if self.id:
+            return mutant.id == self.id
+        return (
+            mutant.module == self.module
+            and mutant.source == self.source
+            and (not self.operator or mutant.operator == self.operator)
+        )
+
+    @property
+    def label(self) -> str:
+        """How the report names the entry."""
+        return self.id or f"{self.module}: {self.source}" + (
+            f" [{self.operator}]" if self.operator else ""
+        )
 
 
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
@@ -904,39 +936,28 @@ def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     if not path.exists():
         return []
     data = yaml.safe_load(path.read_text()) or {}
-    return [
-        Equivalent(str(e["id"]), str(e["reason"]), str(e.get("source", "")))
-        for e in data.get("equivalent", [])
-    ]
-
-
-def _shape(mutant_id: str) -> tuple[str, str]:
-    """``(module, operator:change)`` of an id: the part that does not move with line numbers."""
-    module, _, rest = mutant_id.partition(":")
-    return module, rest.split(":", 2)[-1]
+    entries = []
+    for raw in data.get("equivalent", []):
+        entry = Equivalent(**{k: str(v) for k, v in raw.items()})
+        if entry.kind not in EQUIVALENT_KINDS:
+            raise SystemExit(f"{path}: unknown kind {entry.kind!r} in {entry.label}")
+        if bool(entry.id) == bool(entry.module and entry.source):
+            raise SystemExit(f"{path}: an entry names an id, or a module and a source line")
+        entries.append(entry)
+    return entries
 
 
 def match_equivalents(
     mutants: Sequence[Mutant], entries: Sequence[Equivalent]
 ) -> tuple[dict[str, Equivalent], list[Equivalent]]:
-    """Entries matched to mutants, by id, else by module, change and source line when that is
-    unique; and the entries that match nothing (stale)."""
-    by_id = {m.id: m for m in mutants}
+    """The mutants the entries name, with their entry; and the entries naming none (stale)."""
     matched: dict[str, Equivalent] = {}
     stale = []
     for entry in entries:
-        if entry.id in by_id:
-            matched[entry.id] = entry
-            continue
-        shape = _shape(entry.id)
-        candidates = [
-            m
-            for m in mutants
-            if entry.source and m.source == entry.source and _shape(m.id) == shape
-        ]
-        if len(candidates) == 1:
-            matched[candidates[0].id] = entry
-        else:
+        found = [m for m in mutants if entry.matches(m)]
+        for mutant in found:
+            matched.setdefault(mutant.id, entry)
+        if not found:
             stale.append(entry)
     return matched, stale
 
@@ -1021,7 +1042,17 @@ def report(
     for r in wrongly:
         killers = ", ".join(run.harness.names[i] for i in r.killers[:3]) or r.status
         out.append(f"Listed as equivalent but killed ({killers}): {r.mutant.id}")
-    out.extend(f"Stale equivalent entry (no such mutant): {e.id}" for e in stale)
+    out.extend(f"Stale equivalent entry (no such mutant): {e.label}" for e in stale)
+    kinds: dict[str, int] = {}
+    for r in results:
+        entry = equivalents.get(r.mutant.id)
+        if entry is not None and not r.killed:
+            kinds[entry.kind] = kinds.get(entry.kind, 0) + 1
+    if kinds:
+        out.append(
+            "Left out of the score (equivalent.yaml): "
+            + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        )
     not_run = sum(r.status == "not-run" for r in results)
     if not_run:
         out.append(f"{not_run} mutants not run (out of time): scores count only those run.")
@@ -1178,7 +1209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ],
         load_equivalents(),
     )
-    stale = [e for e in stale if _shape(e.id)[0] in target.modules]
+    stale = [e for e in stale if (e.module or e.id.partition(":")[0]) in target.modules]
     text, ok = report(run, results, matched, stale, args.threshold / 100)
     elapsed = time.monotonic() - started
     print(text)

@@ -272,14 +272,19 @@ def test_import_time_code_is_marked() -> None:
     assert runtime == {"3": False, "4": False, "+": True, "5": True}
 
 
-def test_equivalents_follow_their_line_when_it_moves() -> None:
+def test_equivalent_entries_by_id_or_by_source_line() -> None:
     mutants = _mutants(_STABLE)
-    entry = Equivalent("m:99:7:compare:< -> <=", "reason", source="if a < b and not a:")
-    matched, stale = match_equivalents(
-        mutants, [entry, Equivalent("m:1:0:raise:raise -> pass", "x")]
-    )
-    assert list(matched) == ["m:5:7:compare:< -> <="]
-    assert [e.id for e in stale] == ["m:1:0:raise:raise -> pass"]
+    by_line = Equivalent("reason", module="m", source="if a < b and not a:", operator="compare")
+    by_id = Equivalent("reason", id="m:2:8:number:10 -> 11")
+    stale = Equivalent("reason", id="m:1:0:raise:raise -> pass")
+    matched, unmatched = match_equivalents(mutants, [by_line, by_id, stale])
+    assert sorted(matched) == ["m:2:8:number:10 -> 11", "m:5:7:compare:< -> <="]
+    assert unmatched == [stale]
+    # A source-line entry follows its line when code above it moves.
+    moved = _mutants("\n\n" + _STABLE)
+    matched, unmatched = match_equivalents(moved, [by_line])
+    assert list(matched) == ["m:7:7:compare:< -> <="]
+    assert not unmatched
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,7 +391,7 @@ def test_end_to_end_on_a_fixture_package(fixture_target: Target) -> None:
     assert results["calc:14:8:arith:+= -> -="].killed
 
     equivalents, stale = match_equivalents(
-        mutants, [Equivalent("calc:6:7:compare:> -> >=", "x == LIMIT returns x either way")]
+        mutants, [Equivalent("x == LIMIT returns x either way", id="calc:6:7:compare:> -> >=")]
     )
     assert not stale
     table = score(list(results.values()), equivalents)
