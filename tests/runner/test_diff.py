@@ -314,4 +314,6 @@ def test_compare_replies_survives_a_very_deep_output() -> None:
     reason = compare_replies(op, Reply("output", deep), Reply("error", "limit"), reference_oracle())
     assert reason  # different kinds: no need to look inside
     reason = compare_replies(op, Reply("output", deep), Reply("output", deep), reference_oracle())
-    assert reason == "output is nested too deeply for its form to be checked"
+    # A reason, not a RecursionError (from the registry's check or from diff's own guard).
+    assert reason
+    assert "deep" in reason
