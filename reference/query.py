@@ -100,6 +100,10 @@ class _Parser:
         self.source = source
         self.tokens = Tokenizer(source, rules=_RULES)
         self.nesting = 0
+        # The first term that parsed but means nothing (unknown operator, bad hostlist ...).
+        # It is raised only once the whole query has parsed: a query with a syntax error is
+        # a syntax error, whatever its terms say.
+        self.deferred: FormatError | None = None
 
     # -- token helpers ----------------------------------------------------------------------
 
@@ -150,6 +154,8 @@ class _Parser:
             if self.tokens.check("rparen"):
                 self._fail("unbalanced parenthesis")
             self._fail("expected an operator or the end of the query")
+        if self.deferred is not None:
+            raise self.deferred
         return result
 
     def parse_or(self) -> Json:
@@ -259,11 +265,14 @@ class _Parser:
             raise ParseError("a term needs an operand", source=self.source, span=span)
         if operator is None:
             name = DEFAULT_OPERATOR
-        else:
-            if operator not in OPERATOR_ALIASES:
-                raise InvalidError(
+        elif operator not in OPERATOR_ALIASES:
+            self._defer(
+                InvalidError(
                     f"unknown constraint operator {operator!r}", source=self.source, span=span
                 )
+            )
+            return {}
+        else:
             name = OPERATOR_ALIASES[operator]
         values = operand.split(_SPLIT[name]) if name in _SPLIT else [operand]
         term: Json = {name: values}
@@ -271,8 +280,12 @@ class _Parser:
             compile_constraint(term)
         except FormatError as exc:
             category = LimitError if isinstance(exc, LimitError) else InvalidError
-            raise category(exc.reason, source=self.source, span=span) from None
+            self._defer(category(exc.reason, source=self.source, span=span))
         return term
+
+    def _defer(self, error: FormatError) -> None:
+        if self.deferred is None:
+            self.deferred = error
 
 
 def parse(query: str) -> Json:
