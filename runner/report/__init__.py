@@ -66,7 +66,12 @@ def compact_json(value: Any, limit: int = 2000) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=False)
     except (TypeError, ValueError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = "(a value nested too deeply to show)"
+    except RecursionError:
+        text = "(a value nested too deeply to show)"
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 

@@ -15,6 +15,14 @@ from runner.report import Header
 __all__ = ["JsonLinesReporter"]
 
 
+def _encodable(value: Any) -> bool:
+    try:
+        json.dumps(value, default=repr)
+    except (RecursionError, ValueError):
+        return False
+    return True
+
+
 class JsonLinesReporter:
     """Writes ``{"header": ...}``, then ``{"case": ...}`` lines, then ``{"footer": ...}``."""
 
@@ -22,7 +30,20 @@ class JsonLinesReporter:
         self.stream = stream
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self.stream.write(json.dumps(obj, ensure_ascii=False, default=repr) + "\n")
+        try:
+            text = json.dumps(obj, ensure_ascii=False, default=repr)
+        except (RecursionError, ValueError):
+            # A value (an implementation's output, say) too deep or too odd for JSON: the
+            # line keeps everything else and says so, rather than being lost.
+            inner = dict(obj)
+            for key, value in inner.items():
+                if isinstance(value, dict):
+                    inner[key] = {
+                        k: v if _encodable(v) else "(not representable as JSON)"
+                        for k, v in value.items()
+                    }
+            text = json.dumps(inner, ensure_ascii=False, default=repr)
+        self.stream.write(text + "\n")
         self.stream.flush()
 
     def start(self, header: Header) -> None:

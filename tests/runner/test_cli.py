@@ -224,3 +224,45 @@ def test_exec_transport_through_cli(capsys):
     crashed = next(c for c in cases if c["id"] == "mini.list")
     assert crashed["outcome"] == "errored"
     assert "crashing on purpose" in crashed["actual"]["errored"]["stderr"]
+
+
+class _DeepOutput:
+    """Answers every case with an output nested 100,000 levels deep."""
+
+    def run(self, operation, input, **options):
+        deep: list = []
+        for _ in range(100_000):
+            deep = [deep]
+        return {"output": deep}
+
+
+def test_deep_output_is_reported_not_crashed(capsys, tmp_path, monkeypatch):
+    import sys
+    import types
+
+    module = types.ModuleType("deep_output_impl")
+    module.Impl = _DeepOutput
+    monkeypatch.setitem(sys.modules, "deep_output_impl", module)
+    jsonl, md, html, junit = (tmp_path / n for n in ("r.jsonl", "r.md", "r.html", "r.xml"))
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--impl",
+        "python:deep_output_impl:Impl",
+        "--json",
+        str(jsonl),
+        "--markdown",
+        str(md),
+        "--html",
+        str(html),
+        "--junit",
+        str(junit),
+    )
+    assert code == 1
+    assert "does not conform" in out
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert len(lines) == 7
+    assert lines[1]["case"]["outcome"] == "failed"
+    assert "not representable" in json.dumps(lines[1])
