@@ -68,7 +68,9 @@ class FormatError(ValueError):
             # Show a window around the problem rather than a huge line.
             lo = max(0, start - 60)
             hi = min(len(self.source), max(end, start + 1) + 60)
-            text = ("..." if lo else "") + self.source[lo:hi] + ("..." if hi < len(self.source) else "")
+            before = "..." if lo else ""
+            after = "..." if hi < len(self.source) else ""
+            text = before + self.source[lo:hi] + after
             start, end = start - lo + (3 if lo else 0), end - lo + (3 if lo else 0)
         else:
             text = self.source
@@ -77,10 +79,9 @@ class FormatError(ValueError):
 
     def with_path(self, prefix: Sequence[str | int]) -> FormatError:
         """Return a copy of this error whose path is prefixed by ``prefix``."""
-        clone = type(self)(
+        return type(self)(
             self.reason, source=self.source, span=self.span, path=(*prefix, *self.path)
         )
-        return clone
 
 
 class ParseError(FormatError):

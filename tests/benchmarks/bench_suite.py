@@ -12,12 +12,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Bench, main  # noqa: E402
+from _harness import Bench, main
 
-from runner.cases import load_suite  # noqa: E402
-from runner.cli import make_adapter  # noqa: E402
-from runner.engine import Outcome, run_cases  # noqa: E402
-from runner.operations import load_registry  # noqa: E402
+from runner.cases import load_suite
+from runner.cli import make_adapter
+from runner.engine import Outcome, run_cases
+from runner.operations import load_registry
 
 
 def _whole_run(impl: str) -> float:
@@ -41,10 +41,18 @@ def benches() -> list[Bench]:
     inproc = min(_whole_run("reference") for _ in range(3))
     n = len(load_suite().cases)
     return [
-        Bench(f"whole suite in-process ({n} cases, load included)",
-              lambda: _whole_run("reference"), target=2.0, repeat=3),
-        Bench(f"whole suite via exec:flux-conformance serve (target 2 x {inproc * 1000:.0f} ms)",
-              lambda: _whole_run("exec:flux-conformance serve"), target=2 * inproc, repeat=3),
+        Bench(
+            f"whole suite in-process ({n} cases, load included)",
+            lambda: _whole_run("reference"),
+            target=2.0,
+            repeat=3,
+        ),
+        Bench(
+            f"whole suite via exec:flux-conformance serve (target 2 x {inproc * 1000:.0f} ms)",
+            lambda: _whole_run("exec:flux-conformance serve"),
+            target=2 * inproc,
+            repeat=3,
+        ),
     ]
 
 
