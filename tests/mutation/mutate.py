@@ -208,7 +208,7 @@ def _constant(node: ast.AST) -> Iterator[_Site]:
     if type(value) is int:
         for new in dict.fromkeys((value + 1, value - 1)):
             yield _Site(
-                "number", repr(value), repr(new), partial(_set_field, "value", lambda n=new: n)
+                "number", repr(value), repr(new), partial(_set_field, "value", partial(int, new))
             )
     elif type(value) is str and 0 < len(value) <= 2 and set(value) <= GRAMMAR_CHARS:
         yield _Site("string", repr(value), "''", partial(_set_field, "value", str))
@@ -434,7 +434,7 @@ def enumerate_mutants(module: str, source: str) -> list[Mutant]:
                 original=site.original,
                 mutated=site.mutated,
                 runtime=runtime,
-                source=lines[segment.lineno - 1].strip(),
+                source=lines[segment.lineno - 1].strip(),  # type: ignore[union-attr]
                 changed=_changed_line(lines, segment, shown),
             )
         )
@@ -482,7 +482,7 @@ class SuiteHarness:
         from reference.operations import run
 
         self.cases = list(cases)
-        self.names = [c.id for c in self.cases]
+        self.names: Sequence[str] = [c.id for c in self.cases]
         self._operations = operations
         original = run
 
@@ -725,8 +725,8 @@ def _child(
             tree = apply_mutant(mutant.module, source, mutant.id)
             code = compile(tree, str(target.path(mutant.module)), "exec")
         except Exception as exc:  # a bug of this tool, not a verdict on the suite
-            payload = json.dumps({"failed": [], "note": f"tool error: {exc!r}", "broken": True})
-            os.write(out, payload.encode())
+            broken = {"failed": [], "note": f"tool error: {exc!r}", "broken": True}
+            os.write(out, json.dumps(broken).encode())
             return
         try:
             _install(
@@ -929,6 +929,9 @@ class Equivalent:
         )
 
 
+_NONE = Equivalent("")
+
+
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     """The entries of ``equivalent.yaml`` (none if the file is missing)."""
     import yaml
@@ -1038,7 +1041,8 @@ def report(
             out.append(f"      - {m.source}")
             out.append(f"      + {m.changed}")
         out.append("")
-    wrongly = [r for r in results if r.killed and r.mutant.id in equivalents]
+    # An entry by source line covers the survivors on that line; one by id claims its mutant.
+    wrongly = [r for r in results if r.killed and equivalents.get(r.mutant.id, _NONE).id]
     for r in wrongly:
         killers = ", ".join(run.harness.names[i] for i in r.killers[:3]) or r.status
         out.append(f"Listed as equivalent but killed ({killers}): {r.mutant.id}")
