@@ -321,7 +321,9 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     except ExpectationsError as exc:
         print(f"error: {exc}", file=err)
         return EXIT_USAGE
-    markdown = matrix.to_markdown(all_rows=args.all_rows)
+    argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
+    argv += [f"-o={op}" for op in args.operation or ()]
+    markdown = matrix.to_markdown(all_rows=args.all_rows, command=" ".join(argv))
     if args.markdown:
         Path(args.markdown).write_text(markdown, encoding="utf-8")
     else:
@@ -346,7 +348,8 @@ def cmd_clarify(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         readings = collect_readings(
             suite, args.impl or [], lambda spec: make_adapter(spec, timeout=args.timeout)
         )
-        text = clarify_report(suite, readings, fmt=args.format)
+        argv = ["flux-conformance", "clarify", *(f"--impl={i}" for i in args.impl or ())]
+        text = clarify_report(suite, readings, fmt=args.format, command=" ".join(argv))
     except (AdapterError, ExpectationsError) as exc:
         print(f"error: {exc}", file=err)
         return EXIT_USAGE
