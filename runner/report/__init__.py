@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
-from runner.engine import CaseResult, Summary
+from runner.engine import CaseResult, Outcome, Summary
 
-__all__ = ["Header", "Reporter", "compact_json", "replay_command"]
+__all__ = ["FileReporter", "Header", "Reporter", "compact_json", "replay_command", "verdict"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,52 @@ class Reporter(Protocol):
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """The run is over (``interrupted``: stopped early by the user)."""
+
+
+class FileReporter:
+    """A reporter that keeps results and writes one file at the end (JUnit, Markdown, HTML).
+
+    ``keep_passed`` says whether passing results are kept too (JUnit lists every case; the
+    Markdown and HTML reports explain only the others).  Subclasses implement ``write``.
+    """
+
+    keep_passed = False
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._header: Header | None = None
+        self._results: list[CaseResult] = []
+
+    @property
+    def header(self) -> Header:
+        """The run's header (set by :meth:`start`)."""
+        assert self._header is not None, "start() was not called"
+        return self._header
+
+    def start(self, header: Header) -> None:
+        """Remember the header."""
+        self._header = header
+
+    def case(self, result: CaseResult) -> None:
+        """Keep the result if this report shows it."""
+        if self.keep_passed or result.outcome is not Outcome.PASSED:
+            self._results.append(result)
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the file (creating its folder)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.write(summary, interrupted=interrupted)
+
+    def write(self, summary: Summary, *, interrupted: bool) -> None:
+        """Write the report to ``self.path``."""
+        raise NotImplementedError
+
+
+def verdict(summary: Summary, *, interrupted: bool) -> str:
+    """The one-word (or three-word) verdict of a run."""
+    if interrupted:
+        return "interrupted"
+    return "conforms" if summary.ok else "does not conform"
 
 
 def compact_json(value: Any, limit: int = 2000) -> str:

@@ -6,10 +6,9 @@ One file, no scripts fetched from anywhere, no server: it opens from disk.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
-from runner.engine import CaseResult, Outcome, Summary
-from runner.report import Header, compact_json, replay_command
+from runner.engine import Outcome, Summary
+from runner.report import FileReporter, compact_json, replay_command, verdict
 
 __all__ = ["HtmlReporter"]
 
@@ -23,31 +22,14 @@ details{margin:.4em 0}summary{cursor:pointer}
 """
 
 
-class HtmlReporter:
-    """Collects results and writes one HTML page when the run finishes."""
+class HtmlReporter(FileReporter):
+    """Writes one HTML page when the run finishes."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._header: Header | None = None
-        self._bad: list[CaseResult] = []
-
-    def start(self, header: Header) -> None:
-        """Remember the header."""
-        self._header = header
-
-    def case(self, result: CaseResult) -> None:
-        """Keep results that need explaining."""
-        if result.outcome is not Outcome.PASSED:
-            self._bad.append(result)
-
-    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+    def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the page."""
-        h = self._header
-        assert h is not None
+        h = self.header
         e = html.escape
-        verdict = (
-            "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
-        )
+        outcome = verdict(summary, interrupted=interrupted)
         head = "".join(f"<th>{o.value}</th>" for o in Outcome)
         rows = "".join(
             f"<tr><td>{e(op)}</td>"
@@ -57,7 +39,7 @@ class HtmlReporter:
         )
         total = "".join(f"<th>{summary.total[o.value]}</th>" for o in Outcome)
         details = []
-        for r in self._bad:
+        for r in self._results:
             actual = compact_json(r.reply.to_json(), 5000) if r.reply else "-"
             details.append(
                 f"<details><summary class='{r.outcome.value}'>{r.outcome.value}: "
@@ -77,10 +59,9 @@ class HtmlReporter:
             f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
             f"<p>flux-conformance {e(h.runner_version)}, edition {e(h.edition)}, "
             f"{h.selected} cases, "
-            f"started {e(h.started)}: <strong>{verdict}</strong>.</p>"
+            f"started {e(h.started)}: <strong>{outcome}</strong>.</p>"
             f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
             + "</body></html>\n"
         )
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(page, encoding="utf-8")

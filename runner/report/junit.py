@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
-from runner.engine import CaseResult, Outcome, Summary
-from runner.report import Header, compact_json, replay_command
+from runner.engine import Outcome, Summary
+from runner.report import FileReporter, compact_json, replay_command
 
 __all__ = ["JUnitReporter"]
 
 
-class JUnitReporter:
-    """Collects results and writes the XML file when the run finishes."""
+class JUnitReporter(FileReporter):
+    """Writes the XML file, listing every case, when the run finishes."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._header: Header | None = None
-        self._results: list[CaseResult] = []
+    keep_passed = True
 
-    def start(self, header: Header) -> None:
-        """Remember the header."""
-        self._header = header
-
-    def case(self, result: CaseResult) -> None:
-        """Keep the result."""
-        self._results.append(result)
-
-    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+    def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the XML file."""
-        assert self._header is not None
-        root = ET.Element("testsuites", name=f"flux-conformance: {self._header.implementation}")
+        root = ET.Element("testsuites", name=f"flux-conformance: {self.header.implementation}")
         suites: dict[str, ET.Element] = {}
         for result in self._results:
             op = result.case.operation
@@ -51,7 +38,7 @@ class JUnitReporter:
                     f"input: {compact_json(result.case.input)}",
                     f"expected: {compact_json(result.case.expected_json())}",
                     f"actual: {compact_json(result.reply.to_json()) if result.reply else '-'}",
-                    f"replay: {replay_command(self._header, result)}",
+                    f"replay: {replay_command(self.header, result)}",
                     *(["diff:", result.diff] if result.diff else []),
                 ]
             )
@@ -80,5 +67,4 @@ class JUnitReporter:
             suite.set("errors", str(counts["errored"]))
             suite.set("skipped", str(counts["skipped"] + counts["xfailed"]))
         ET.indent(root)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         ET.ElementTree(root).write(self.path, encoding="utf-8", xml_declaration=True)

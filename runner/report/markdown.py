@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from runner.engine import CaseResult, Outcome, Summary
-from runner.report import Header, compact_json, replay_command
+from runner.engine import Outcome, Summary
+from runner.report import FileReporter, compact_json, replay_command, verdict
 
 __all__ = ["MarkdownReporter", "md_escape"]
 
@@ -15,35 +13,18 @@ def md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
-class MarkdownReporter:
-    """Collects results and writes the Markdown file when the run finishes."""
+class MarkdownReporter(FileReporter):
+    """Writes the Markdown file when the run finishes."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._header: Header | None = None
-        self._bad: list[CaseResult] = []
-
-    def start(self, header: Header) -> None:
-        """Remember the header."""
-        self._header = header
-
-    def case(self, result: CaseResult) -> None:
-        """Keep results that need explaining."""
-        if result.outcome is not Outcome.PASSED:
-            self._bad.append(result)
-
-    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+    def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the file."""
-        h = self._header
-        assert h is not None
-        verdict = (
-            "interrupted" if interrupted else ("conforms" if summary.ok else "does not conform")
-        )
+        h = self.header
+        outcome = verdict(summary, interrupted=interrupted)
         lines = [
             f"# Conformance report: {h.implementation} {h.version}".rstrip(),
             "",
             f"flux-conformance {h.runner_version}, edition {h.edition}, {h.selected} cases, "
-            f"started {h.started}: **{verdict}**.",
+            f"started {h.started}: **{outcome}**.",
             "",
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
             "| --- | " + " | ".join("---:" for _ in Outcome) + " |",
@@ -53,9 +34,9 @@ class MarkdownReporter:
         lines.append(
             "| **total** | " + " | ".join(f"**{summary.total[o.value]}**" for o in Outcome) + " |"
         )
-        if self._bad:
+        if self._results:
             lines += ["", "## Cases that did not pass", ""]
-        for r in self._bad:
+        for r in self._results:
             actual = r.reply.to_json() if r.reply else None
             lines += [
                 f"### `{r.case.id}`: {r.outcome.value}",
@@ -69,5 +50,4 @@ class MarkdownReporter:
                 f"- replay: `{md_escape(replay_command(h, r))}`",
                 "",
             ]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
