@@ -171,3 +171,15 @@ def test_deeply_nested_yaml_is_a_problem_not_a_crash(suite_dir):
     (problem,) = _problems(suite_dir)
     assert problem.startswith(f"{path}:")
     assert "levels deep" in problem
+
+
+def test_document_size_and_node_limits(suite_dir, monkeypatch):
+    import runner._yaml as loader
+
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", 200)
+    path = _write(suite_dir, "operation: idset.decode\ncases: []\n# " + "x" * 300 + "\n")
+    assert any(p.startswith(f"{path}:1: file is ") for p in _problems(suite_dir))
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", 16 * 1024 * 1024)
+    monkeypatch.setattr(loader, "MAX_NODES", 50)
+    _write(suite_dir, "operation: idset.decode\ncases: []\nextra: [" + "0, " * 60 + "0]\n")
+    assert any("more than 50 nodes" in p for p in _problems(suite_dir))

@@ -264,3 +264,12 @@ def test_serve_answers_a_too_deep_request_with_its_seq():
     reply = json.loads(out.getvalue())
     assert reply["seq"] == 42
     assert reply["error"]["category"] == "limit"
+
+
+def test_stderr_kept_is_only_a_tail(mini_suite):
+    from runner.adapters.subprocess import STDERR_TAIL
+
+    _, _, proc = _run(mini_suite, "flood")
+    tail = proc.stderr_tail()
+    assert 0 < len(tail.encode()) <= STDERR_TAIL
+    assert set(tail) == {"x"}
