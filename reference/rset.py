@@ -663,6 +663,10 @@ def encode(value: Any) -> dict[str, Any]:
                 raise _fail(f"unknown key {key!r}", ())
         if "ranks" not in value:
             raise _fail("the input needs ranks", ())
+        for key in ("starttime", "expiration"):
+            # A key that is present must hold a number: null is not "unset" (that is absence).
+            if key in value:
+                _time(value[key], (key,), key)
         rset = from_ranks(
             value["ranks"],
             starttime=value.get("starttime"),

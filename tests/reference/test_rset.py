@@ -145,6 +145,8 @@ def test_encode_accepts_both_input_forms() -> None:
         {"a": 1},
         [{"rank": 0}],
         [{"rank": 0, "hostname": "n", "cores": 1}],
+        {"ranks": [], "starttime": None},
+        {"ranks": [], "expiration": None},
     ],
 )
 def test_encode_refuses_malformed_input_with_invalid(value: Any) -> None:
