@@ -367,15 +367,17 @@ def _parse_list(text: str, start: int, end: int) -> IdSet:
     out: list[Interval] = []
     append = out.append
     previous = -1
-    for index, piece in enumerate(pieces):
+    # Where the current piece starts, kept as we go: recomputing it per element would make a
+    # long list of ranges quadratic.
+    position = start
+    for piece in pieces:
         # Fast path for the common single id; everything else goes through the rules.  The
         # alphabet was checked already, so isdigit() here means ASCII digits only.
         if piece.isdigit() and (piece[0] != "0" or len(piece) == 1) and len(piece) < MAX_ID_DIGITS:
             lo = hi = int(piece)
         else:
-            lo, hi = _parse_element(text, piece, _offset(pieces, index, start))
+            lo, hi = _parse_element(text, piece, position)
         if lo <= previous:
-            position = _offset(pieces, index, start)
             raise _fail(
                 text, "ids must be strictly ascending and unique", position, position + len(piece)
             )
@@ -384,6 +386,7 @@ def _parse_list(text: str, start: int, end: int) -> IdSet:
         else:
             append((lo, hi))
         previous = hi
+        position += len(piece) + 1
     return IdSet._trusted(tuple(out))
 
 
@@ -419,11 +422,6 @@ def _scan_single_ids(
             return None
         previous = value
     return tuple(out)
-
-
-def _offset(pieces: list[str], index: int, start: int) -> int:
-    """Return where ``pieces[index]`` starts in the text (computed only when needed)."""
-    return start + sum(len(piece) + 1 for piece in pieces[:index])
 
 
 def _parse_element(text: str, piece: str, position: int) -> Interval:

@@ -24,6 +24,7 @@ from reference.operations import run
 
 EVEN_IDS = list(range(0, 2_000_000, 2))
 EVEN_TEXT = ",".join(map(str, EVEN_IDS))
+PAIRS_TEXT = ",".join(f"{i}-{i + 1}" for i in range(0, 1_500_000, 3))
 HOSTS = [f"node{i}" for i in range(100_000)]
 HOSTS_TEXT = ",".join(HOSTS)
 
@@ -96,6 +97,11 @@ BENCHES = [
         "idset decode 1,000,000 even ids (to an IdSet)",
         lambda: IdSet.decode(EVEN_TEXT),
         target=1.0,
+        repeat=3,
+    ),
+    Bench(
+        "idset decode 500,000 two-id ranges (0-1,3-4,...; to an IdSet)",
+        lambda: IdSet.decode(PAIRS_TEXT),
         repeat=3,
     ),
     Bench(

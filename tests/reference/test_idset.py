@@ -155,6 +155,20 @@ def test_error_span_points_at_the_element() -> None:
     assert str(info.value).endswith("1,2,5,4\n          ^")
 
 
+def test_long_list_of_ranges_reports_the_exact_span() -> None:
+    # Element positions are carried along, not recounted per element (which was quadratic):
+    # a long list of ranges decodes, and an error at its end still points at the element.
+    text = ",".join(f"{i}-{i + 1}" for i in range(0, 150_000, 3))
+    assert IdSet.decode(text).size == 100_000
+    bad = text + ",3-2"
+    with pytest.raises(ParseError) as info:
+        IdSet.decode(bad)
+    assert info.value.span == (len(text) + 1, len(bad))
+    with pytest.raises(ParseError) as info:
+        IdSet.decode(text + ",7")
+    assert info.value.span == (len(text) + 1, len(text) + 2)
+
+
 def test_large_ids_are_exact_or_refused() -> None:
     assert list(IdSet.decode("99999999999")) == [99999999999]
     assert list(IdSet.decode(str(MAX_ID))) == [MAX_ID]
