@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("default", deadline=None)
 settings.register_profile(
     "fuzz",
-    max_examples=20_000,
+    max_examples=5_000,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
