@@ -202,12 +202,13 @@ def _parse_number(text: str, digits: str, position: int) -> int:
     if not (digits.isascii() and digits.isdigit()):
         at = position + next(i for i, c in enumerate(digits) if not c.isdigit())
         raise _fail(text, f"unexpected {text[at]!r} in an idlist", at, at + 1)
-    significant = digits.lstrip("0")
-    if len(significant) > MAX_ID_DIGITS or int(digits) > MAX_ID:
+    # Convert only the significant digits: padding may be longer than int()'s own digit limit.
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > MAX_ID_DIGITS or int(significant) > MAX_ID:
         raise LimitError(
             f"id exceeds the limit {MAX_ID}", source=text, span=(position, position + len(digits))
         )
-    return int(digits)
+    return int(significant)
 
 
 def decode(text: str, *, limit: int = MAX_EXPANSION) -> list[str]:
@@ -258,9 +259,10 @@ class _Run:
 
 def _id_for(digits: str, width: int) -> int | None:
     """Return the id whose rendering under ``width`` is exactly ``digits``, if any."""
-    if not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > MAX_ID_DIGITS:
+    significant = digits.lstrip("0") or "0"
+    if not (digits.isascii() and digits.isdigit()) or len(significant) > MAX_ID_DIGITS:
         return None
-    value = int(digits)
+    value = int(significant)
     if value > MAX_ID:
         return None
     rendered = f"{value:0{width}d}" if width else str(value)

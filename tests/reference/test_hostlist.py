@@ -92,6 +92,18 @@ def test_padding_rule() -> None:
     assert hostlist.decode("foo[1,02]") == ["foo1", "foo2"]
 
 
+def test_padding_longer_than_int_digit_limit() -> None:
+    # int() refuses strings over 4,300 digits, leading zeros included: only the significant
+    # digits are converted, so any width of padding decodes and encodes.
+    zeros = "0" * 5000
+    hosts = [f"n{zeros}1", f"n{zeros}2"]
+    assert hostlist.decode(f"n[{zeros}1-2]") == hosts
+    assert hostlist.decode(f"n[1-{zeros}2]") == ["n1", "n2"]
+    assert hostlist.decode(hostlist.encode(hosts)) == hosts
+    with pytest.raises(LimitError):
+        hostlist.decode(f"n[{zeros}{'9' * 21}]")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
