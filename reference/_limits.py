@@ -13,6 +13,10 @@ and every check is made *before* anything is expanded.
 ``MAX_EXPANSION``
     4,000,000: the longest list an operation returns (ids of an idset, hosts of a hostlist,
     acceptable counts of a count).
+``MAX_OUTPUT_LENGTH``
+    64 MiB (67,108,864 characters): the most characters the host names a hostlist expands to
+    may hold in all.  Four million hosts are few enough, but not when each is a long prefix or
+    padding repeated: ``("a" * 1000) + "[0-3999999]"`` would be four gigabytes.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ __all__ = [
     "MAX_EXPANSION",
     "MAX_ID",
     "MAX_ID_DIGITS",
+    "MAX_OUTPUT_LENGTH",
     "MAX_TEXT_LENGTH",
     "check_expansion",
     "check_text_length",
@@ -34,6 +39,7 @@ MAX_ID = 2**64 - 1
 #: without converting it, which keeps int() away from its own digit limit.
 MAX_ID_DIGITS = len(str(MAX_ID))
 MAX_EXPANSION = 4_000_000
+MAX_OUTPUT_LENGTH = 64 * 1024 * 1024
 
 
 def check_text_length(text: str, what: str) -> None:

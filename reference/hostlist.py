@@ -21,7 +21,9 @@ Limits (see :mod:`reference._limits`), checked before anything is expanded:
 * input text longer than 64 MiB -> ``limit``;
 * an id in an idlist above 2**64 - 1 -> ``limit``;
 * a hostlist of more than 4,000,000 hosts (``h[0-999999999999]``) -> ``limit``, computed from
-  the ranges without expanding them.
+  the ranges without expanding them;
+* host names holding more than 64 MiB of characters in all (a long prefix or padding repeated
+  over many ids) -> ``limit``, computed the same way.
 
 Encoding (:func:`encode`) keeps the order and the duplicates and compresses each run of
 neighbouring hosts that share a prefix, a suffix and a padding into one bracketed idlist, with
@@ -42,6 +44,7 @@ from reference._limits import (
     MAX_EXPANSION,
     MAX_ID,
     MAX_ID_DIGITS,
+    MAX_OUTPUT_LENGTH,
     check_expansion,
     check_text_length,
 )
@@ -77,6 +80,23 @@ class Expression:
         if self.ranges is None:
             return 1
         return sum(hi - lo + 1 for lo, hi in self.ranges)
+
+    @property
+    def length(self) -> int:
+        """How many characters its host names hold in all (computed without expanding)."""
+        if self.ranges is None:
+            return len(self.prefix)
+        affixes = len(self.prefix) + len(self.suffix)
+        total = 0
+        for lo, hi in self.ranges:
+            total += (hi - lo + 1) * affixes
+            # Ids of d digits are those in [10**(d-1), 10**d - 1] (0 has one digit); each is
+            # written with max(d, width) characters.
+            for digits in range(len(str(lo)), len(str(hi)) + 1):
+                first = max(lo, 10 ** (digits - 1) if digits > 1 else 0)
+                last = min(hi, 10**digits - 1)
+                total += (last - first + 1) * max(digits, self.width)
+        return total
 
     def hosts(self) -> list[str]:
         """Return the host names, in order."""
@@ -211,6 +231,16 @@ def _parse_number(text: str, digits: str, position: int) -> int:
     return int(significant)
 
 
+def _check_length(parsed: list[Expression]) -> None:
+    """Refuse a list whose host names would hold more than MAX_OUTPUT_LENGTH characters."""
+    length = sum(expression.length for expression in parsed)
+    if length > MAX_OUTPUT_LENGTH:
+        raise LimitError(
+            f"hostlist would expand to {length} characters of host names; "
+            f"the limit is {MAX_OUTPUT_LENGTH}"
+        )
+
+
 def decode(text: str, *, limit: int = MAX_EXPANSION) -> list[str]:
     """Strictly decode an RFC 29 hostlist string into its hosts, order and repeats kept.
 
@@ -221,6 +251,7 @@ def decode(text: str, *, limit: int = MAX_EXPANSION) -> list[str]:
     total = sum(expression.size for expression in parsed)
     if total > limit:
         raise LimitError(f"hostlist would expand to {total} hosts; the limit is {limit}")
+    _check_length(parsed)
     out: list[str] = []
     for expression in parsed:
         out.extend(expression.hosts())
@@ -381,6 +412,7 @@ def _op_decode(value: Any, *, edition: str) -> list[str]:
         raise InvalidError(f"hostlist.decode takes a string, not {type(value).__name__}")
     parsed = expressions(value)
     check_expansion(sum(expression.size for expression in parsed), "hostlist")
+    _check_length(parsed)
     out: list[str] = []
     for expression in parsed:
         out.extend(expression.hosts())

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference import hostlist
-from reference._limits import MAX_EXPANSION, MAX_TEXT_LENGTH
+from reference._limits import MAX_EXPANSION, MAX_OUTPUT_LENGTH, MAX_TEXT_LENGTH
 from reference.errors import InvalidError, LimitError, ParseError
 from reference.operations import run
 
@@ -146,6 +146,25 @@ def test_limits() -> None:
     assert hostlist.decode("n[1-3]", limit=3) == ["n1", "n2", "n3"]
     with pytest.raises(LimitError):
         hostlist.decode("n[1-3]", limit=2)
+
+
+@pytest.mark.parametrize(
+    "text", ["foo", "", "a,,b", "[0]", "x[0-9,10-11,5]y", "n[007-1200]", "p[9-101,0099-100000]s"]
+)
+def test_expression_length_matches_the_expansion(text: str) -> None:
+    expected = sum(map(len, hostlist.decode(text)))
+    assert sum(expression.length for expression in hostlist.expressions(text)) == expected
+
+
+def test_output_length_limit_is_decided_without_expanding() -> None:
+    # Few enough hosts, far too many characters: refused before a single name is built.
+    for text in ("a" * 1000 + "[0-3999999]", "a[" + "0" * 1000 + "0-3999999]"):
+        (expression,) = hostlist.expressions(text)
+        assert expression.length > MAX_OUTPUT_LENGTH
+        with pytest.raises(LimitError):
+            hostlist.decode(text)
+        with pytest.raises(LimitError):
+            run("hostlist.decode", text)
 
 
 @pytest.mark.parametrize("host", ["", "foo bar", "a,b", "foo[1]", "x]", "n\u00f6de", "tab\t"])
