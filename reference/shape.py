@@ -23,13 +23,15 @@ Errors: :class:`~reference.errors.ParseError` (``syntax``) when the text leaves 
 :class:`~reference.errors.InvalidError` (``invalid``) when it breaks a rule the grammar does not
 express (an unlabelled slot among several, a key that repeats or that the syntax already
 sets, a count RFC 14 does not allow), :class:`~reference.errors.LimitError` (``limit``) when
-nesting exceeds :data:`MAX_DEPTH`.
+nesting exceeds :data:`MAX_DEPTH` or a value is a number no JSON output can hold (an integer of
+more than 4,300 digits, a float beyond the double range such as ``1e400``).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -286,13 +288,28 @@ class _ShapeParser:
                 tokens.expect("RBRACKET", expected="',' or ']'")
             self._leave()
             return items
-        text = tokens.expect("BARE", expected="a value after ':'").text
+        token = tokens.expect("BARE", expected="a value after ':'")
+        text = token.text
         if text in _JSON_WORDS:
             return _JSON_WORDS[text]
         if _JSON_NUMBER.match(text):
-            number: int | float = json.loads(text)
-            return number
+            return self._number(token)
         return text
+
+    def _number(self, token: Token) -> int | float:
+        """A JSON number, refused when it has no faithful value (JSON output has no infinity)."""
+        try:
+            number: int | float = json.loads(token.text)
+        except ValueError:
+            # int() refuses more than 4,300 digits.
+            number = math.inf
+        if isinstance(number, float) and not math.isfinite(number):
+            raise LimitError(
+                "number too large to represent",
+                source=self.tokens.source,
+                span=(token.position, token.end),
+            )
+        return number
 
     def finish(self, default_label: str) -> None:
         """Apply the slot-label rules of RFC 46 to the slots seen."""

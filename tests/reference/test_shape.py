@@ -139,6 +139,22 @@ def test_values_json_first() -> None:
 
 
 @pytest.mark.parametrize(
+    "value", ["1e400", "-1e400", "[1,1e999]", "{b:2e308}", "1" * 5000, "-" + "9" * 4301]
+)
+def test_numbers_without_a_faithful_json_value_are_a_limit(value: str) -> None:
+    # Infinity has no JSON spelling, and int() refuses more than 4,300 digits.
+    with pytest.raises(LimitError) as info:
+        parse_shape(f"n{{a:{value}}}")
+    assert info.value.reason == "number too large to represent"
+
+
+def test_numbers_at_the_edges_are_kept() -> None:
+    got = parse_shape(f"n{{a:1e308,b:{'1' * 4300},c:1e-400}}")[0]
+    assert (got["a"], got["b"], got["c"]) == (1e308, int("1" * 4300), 0.0)
+    json.dumps(got, allow_nan=False)
+
+
+@pytest.mark.parametrize(
     ("value", "message"),
     [
         ("slot/node", "input must be an object"),
@@ -224,7 +240,7 @@ def test_arbitrary_text_gives_a_result_or_a_format_error(text: str) -> None:
         category = exc.category
     else:
         category = "ok"
-        json.dumps(got)  # always plain JSON
+        json.dumps(got, allow_nan=False)  # always plain JSON
     assert category in {"ok", "syntax", "invalid", "limit"}
 
 
