@@ -11,6 +11,7 @@ exception escaping the implementation is answered with category ``internal``.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import sys
 import traceback
@@ -87,7 +88,9 @@ def _top_level(line: str) -> dict[str, Any]:
 
 def _answer(out: IO[str], message: Mapping[str, Any]) -> None:
     try:
-        text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+        # ASCII with escapes: an input's lone surrogates (legal in JSON strings) may reach an
+        # error message, and no encoding can carry them raw.
+        text = json.dumps(message, allow_nan=False)
     except ValueError as exc:  # an output that JSON cannot carry (NaN, infinity)
         seq = message.get("seq")
         text = json.dumps({"seq": seq, "error": {"category": "internal", "message": str(exc)}})
@@ -105,8 +108,10 @@ def serve(
     stdout: IO[str] | None = None,
 ) -> int:
     """Answer protocol messages from ``stdin`` until ``stop`` or end of input."""
-    inp = stdin or sys.stdin
-    out = stdout or sys.stdout
+    # The protocol is UTF-8 whatever the locale says; undecodable bytes survive as escapes and
+    # make a JSON error rather than a crash.
+    inp = stdin or io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+    out = stdout or io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
     for line in inp:
         if not line.strip():
             continue
