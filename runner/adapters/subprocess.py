@@ -135,7 +135,7 @@ class _Process:
         """Write one message, giving up at ``deadline`` (a process that stops reading)."""
         assert self.proc.stdin
         try:
-            text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+            text = json.dumps(message, allow_nan=False)  # ASCII: lone surrogates stay escaped
         except (RecursionError, ValueError, TypeError) as exc:
             raise _Unsendable(f"the request cannot be written as JSON: {exc}") from None
         data = memoryview((text + "\n").encode("utf-8"))
