@@ -101,6 +101,11 @@ class Mutant:
     #: The original source line, stripped, and the line with the change made.
     source: str
     changed: str
+    #: Qualified name of the innermost function the change lies in ("" at module level).
+    function: str = ""
+    #: Whether the change lies in an input-type guard of an ``_op_*`` entry point (an ``if``
+    #: testing ``isinstance``/``type`` of the input): see :func:`_op_guard_lines`.
+    guard: bool = False
 
     @property
     def lines(self) -> range:
@@ -413,13 +418,100 @@ def _noop(node: ast.AST) -> None:
     del node
 
 
+def _function_lines(tree: ast.Module) -> dict[int, str]:
+    """Line -> qualified name of the innermost function (or method) containing it."""
+    names: dict[int, str] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    end = child.end_lineno or child.lineno
+                    for line in range(child.lineno, end + 1):
+                        names[line] = name
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return names
+
+
+def _is_type_test(node: ast.expr) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TYPE_TESTS
+        for n in ast.walk(node)
+    )
+
+
+_TYPE_TESTS = frozenset({"isinstance", "type"})
+
+
+def _entry_points(tree: ast.Module) -> frozenset[str]:
+    """Names of a module's operation functions: ``_op_*``, and those its ``OPERATIONS`` table
+    names (a value ``f`` or a factory call ``f(...)``, whose nested functions are inside it)."""
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    entries = {name for name in names if name.startswith("_op_")}
+    for statement in tree.body:
+        target: ast.expr | None = None
+        if isinstance(statement, ast.AnnAssign):
+            target = statement.target
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+        value = getattr(statement, "value", None)
+        if not (isinstance(target, ast.Name) and target.id == "OPERATIONS"):
+            continue
+        if isinstance(value, ast.Dict):
+            for item in value.values:
+                called = item.func if isinstance(item, ast.Call) else item
+                if isinstance(called, ast.Name):
+                    entries.add(called.id)
+    # A factory's inner function is the entry point itself.
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef) and function.name in entries:
+            entries.update(
+                n.name
+                for n in ast.walk(function)
+                if isinstance(n, ast.FunctionDef) and n is not function
+            )
+    return frozenset(entries)
+
+
+def _op_guard_lines(tree: ast.Module) -> frozenset[int]:
+    """Lines of the input-type guards of the operation entry points (see _entry_points).
+
+    A guard is an ``if`` in an entry point whose test looks at the type of the input
+    (``isinstance``/``type``) and whose body only raises: the wrongly typed JSON the common
+    brief says must be refused as invalid.  Schema-valid cases never reach the raise; which
+    lines of a guard some case does execute is up to the coverage.
+    """
+    found: set[int] = set()
+    entries = _entry_points(tree)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.FunctionDef) and node.name in entries):
+            continue
+        for statement in ast.walk(node):
+            if (
+                isinstance(statement, ast.If)
+                and _is_type_test(statement.test)
+                and all(isinstance(s, ast.Raise) for s in statement.body)
+            ):
+                end = statement.end_lineno or statement.lineno
+                found.update(range(statement.lineno, end + 1))
+    return frozenset(found)
+
+
 def enumerate_mutants(module: str, source: str) -> list[Mutant]:
     """Every mutant of ``source`` (the text of module ``module``), in source order."""
     import copy
 
     lines = source.splitlines()
     mutants = []
-    for key, node, _, runtime, site in _sites(module, ast.parse(source)):
+    tree = ast.parse(source)
+    functions = _function_lines(tree)
+    guards = _op_guard_lines(tree)
+    for key, node, _, runtime, site in _sites(module, tree):
         line, col = site.where or (node.lineno, node.col_offset)  # type: ignore[attr-defined]
         segment = getattr(node, site.segment) if site.segment else node
         shown = site.transform(copy.deepcopy(node), _noop)
@@ -436,6 +528,8 @@ def enumerate_mutants(module: str, source: str) -> list[Mutant]:
                 runtime=runtime,
                 source=lines[segment.lineno - 1].strip(),  # type: ignore[union-attr]
                 changed=_changed_line(lines, segment, shown),
+                function=functions.get(line, ""),
+                guard=line in guards,
             )
         )
     return mutants
@@ -479,17 +573,21 @@ class SuiteHarness:
     """
 
     def __init__(self, cases: Sequence[Any], operations: Mapping[str, Any]) -> None:
+        from reference.errors import FormatError
         from reference.operations import run
 
         self.cases = list(cases)
         self.names: Sequence[str] = [c.id for c in self.cases]
-        self._operations = operations
+        self.operations = operations
         original = run
+        #: The unmutated reference's entry point and error base (kept across the fork).
+        self.original_run = run
+        self.error_class: type[Exception] = FormatError
 
         def oracle(operation: str, value: Any) -> Any:
             return original(operation, value)
 
-        self._oracle = oracle
+        self.oracle = oracle
 
     def execute(self, index: int) -> Any:
         """The reply of the reference imported now (mutated, in a child) to case ``index``."""
@@ -504,7 +602,7 @@ class SuiteHarness:
         from runner.engine import Outcome, judge
 
         case = self.cases[index]
-        result = judge(case, reply, self._operations[case.operation], self._oracle)
+        result = judge(case, reply, self.operations[case.operation], self.oracle)
         return result.outcome is Outcome.PASSED
 
 
@@ -601,12 +699,17 @@ def record_coverage(harness: Harness, files: Mapping[str, str]) -> Baseline:
 # --------------------------------------------------------------------------------------------
 
 
+#: The note of a survivor that no case reaches.
+UNREACHED = "no case executes it"
+
+
 @dataclass(frozen=True)
 class Result:
     """What became of one mutant."""
 
     mutant: Mutant
-    #: killed, survived, timeout (counts as killed), equivalent, or not-run (out of time).
+    #: killed, survived, timeout (counts as killed), unreachable (no operation reaches it: see
+    #: :func:`classify_unreachable`), or not-run (out of time).
     status: str
     #: Indexes of the cases that failed against the mutant.
     killers: tuple[int, ...] = ()
@@ -782,6 +885,9 @@ class MutationRun:
     budget_base: float = 5.0
     budget_factor: float = 20.0
     progress: Callable[[Result], None] | None = None
+    #: Hunting: inputs generated per operation, and the time one input may take a mutant.
+    hunt_examples: int = 5000
+    hunt_input_seconds: float = 3.0
 
 
 def _selected_cases(mutant: Mutant, baseline: Baseline) -> tuple[int, ...]:
@@ -813,7 +919,7 @@ def run_mutants(run: MutationRun, mutants: Sequence[Mutant]) -> list[Result]:
         if cases:
             pending.append((mutant, cases))
         else:
-            results[mutant.id] = Result(mutant, "survived", note="no case executes it")
+            results[mutant.id] = Result(mutant, "survived", note=UNREACHED)
     pending.reverse()
     running: dict[int, _Running] = {}
     stop = time.monotonic() + run.seconds if run.seconds is not None else None
@@ -883,6 +989,307 @@ def _verdict(job: _Running) -> Result:
 
 
 # --------------------------------------------------------------------------------------------
+# Hunting: generated inputs on which a surviving mutant answers differently
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An input of ``operation`` on which a mutant and the original reference disagree."""
+
+    mutant: Mutant
+    operation: str
+    input: Any
+    mutant_reply: dict[str, Any]
+    reference_reply: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True)
+class HuntResult:
+    """What the hunt for one mutant found (no finding: none within its budget)."""
+
+    mutant: Mutant
+    operations: tuple[str, ...]
+    finding: Finding | None = None
+    evaluated: int = 0
+    note: str = ""
+
+
+class _Hang(Exception):
+    """Raised by the per-input alarm: the mutant took too long on one input."""
+
+
+class _Timed:
+    """An implementation whose every answer must come within ``limit`` seconds (SIGALRM)."""
+
+    def __init__(self, impl: Any, limit: float) -> None:
+        self._impl = impl
+        self._limit = limit
+        self.name = getattr(impl, "name", "mutant")
+        self.operations = getattr(impl, "operations", None)
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Any:
+        def alarm(signum: int, frame: Any) -> None:
+            raise _Hang(f"no answer within {self._limit} s")
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, self._limit)
+        try:
+            return self._impl.run(operation, input, **options)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+class _Original:
+    """The unmutated reference, through functions captured in the parent before any fork."""
+
+    name = "reference"
+
+    def __init__(self, run: Callable[..., Any], error: type[Exception]) -> None:
+        self._run = run
+        self._error = error
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Any:
+        try:
+            return {"output": self._run(operation, input, edition=options.get("edition"))}
+        except self._error as exc:
+            return {"error": {"category": getattr(exc, "category", ""), "message": str(exc)}}
+
+
+def hunt_operations(mutant: Mutant, harness: SuiteHarness, baseline: Baseline) -> tuple[str, ...]:
+    """The operations with an input strategy worth hunting ``mutant`` with.
+
+    Those of the passing cases that execute the mutant's lines; when none does, those of the
+    cases that reach its module (or, for import-time code, a module using it).
+    """
+    from runner.strategies import STRATEGIES
+
+    passing = [i for i, ok in enumerate(baseline.passing) if ok]
+    wanted = set(mutant.lines)
+    chosen = (
+        [i for i in passing if wanted & baseline.lines[i].get(mutant.module, frozenset())]
+        if mutant.runtime
+        else []
+    )
+    if not chosen:
+        users = baseline.users.get(mutant.module, frozenset({mutant.module}))
+        chosen = [i for i in passing if users & baseline.lines[i].keys()]
+    found = dict.fromkeys(harness.cases[i].operation for i in chosen)
+    return tuple(op for op in found if op in STRATEGIES)
+
+
+def _hunt_child(
+    run: MutationRun,
+    mutant: Mutant,
+    source: str,
+    compiled: Mapping[str, types.CodeType],
+    *,
+    operations: Sequence[str],
+    seconds: float,
+    seed: int,
+    out: int,
+) -> None:
+    """Body of a forked hunting child: report the first disagreement found as JSON on ``out``."""
+    harness = run.harness
+    assert isinstance(harness, SuiteHarness)
+    reply: dict[str, Any] = {"evaluated": 0, "note": ""}
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (run.memory, run.memory))
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+        from runner.diff import differential
+        from runner.strategies import STRATEGIES
+
+        tree = apply_mutant(mutant.module, source, mutant.id)
+        code = compile(tree, str(run.target.path(mutant.module)), "exec")
+        try:
+            _install(
+                run.target,
+                mutant.module,
+                code,
+                compiled,
+                run.baseline.users.get(mutant.module, frozenset()),
+            )
+        except BaseException as exc:  # pragma: no cover - the matrix kills these first
+            reply["note"] = f"import failed: {type(exc).__name__}"
+        else:
+            mutated = InProcessAdapter(_Timed(ReferenceImplementation(), run.hunt_input_seconds))
+            original = InProcessAdapter(_Original(harness.original_run, harness.error_class))
+            each = seconds / max(1, len(operations))
+            for operation in operations:
+                spec = harness.operations[operation]
+                # Only inputs a case may hold: the input schema refuses the rest at `check`.
+                valid: Callable[[Any], bool] = partial(_schema_valid, spec)
+                strategy: Any = STRATEGIES[operation]().filter(valid)
+                found = differential(
+                    operation,
+                    mutated,
+                    original,
+                    examples=run.hunt_examples,
+                    seconds=each,
+                    seed=seed,
+                    max_found=1,
+                    oracle=harness.oracle,
+                    strategy=strategy,
+                )
+                reply["evaluated"] += found.evaluated
+                if found.disagreements:
+                    d = found.disagreements[0]
+                    reply["finding"] = {
+                        "operation": operation,
+                        "input": d.input,
+                        "mutant": d.actual.to_json(),
+                        "reference": d.expected.to_json(),
+                        "reason": d.reason,
+                    }
+                    break
+    except BaseException as exc:  # a bug of this tool (or the mutant broke hypothesis)
+        reply["note"] = f"hunt failed: {exc!r}"[:300]
+    finally:
+        try:
+            payload = json.dumps(reply, default=repr).encode()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(out, view) :]
+        finally:
+            os._exit(0)
+
+
+def _schema_valid(spec: Any, value: Any) -> bool:
+    return not spec.input_problems(value)
+
+
+def hunt_mutants(
+    run: MutationRun,
+    mutants: Sequence[Mutant],
+    *,
+    seconds: float,
+    seed: int = 0,
+    progress: Callable[[HuntResult], None] | None = None,
+) -> list[HuntResult]:
+    """Hunt each of ``mutants`` for ``seconds`` in a forked child, ``run.jobs`` at a time."""
+    harness = run.harness
+    assert isinstance(harness, SuiteHarness)
+    sources = {m: run.target.path(m).read_text() for m in {x.module for x in mutants}}
+    compiled = {
+        path.stem: compile(path.read_text(), str(path), "exec")
+        for path in sorted(run.target.directory.glob("*.py"))
+        if path.stem != "__init__"
+    }
+    results: dict[str, HuntResult] = {}
+    pending: list[tuple[Mutant, tuple[str, ...]]] = []
+    for mutant in mutants:
+        operations = hunt_operations(mutant, harness, run.baseline)
+        if operations:
+            pending.append((mutant, operations))
+        else:
+            results[mutant.id] = HuntResult(mutant, (), note="no operation with a strategy")
+    pending.reverse()
+    running: dict[int, tuple[int, Mutant, tuple[str, ...], float, list[bytes]]] = {}
+
+    def finish(result: HuntResult) -> None:
+        results[result.mutant.id] = result
+        if progress:
+            progress(result)
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    while pending or running:
+        while pending and len(running) < run.jobs:
+            mutant, operations = pending.pop()
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read)
+                _hunt_child(
+                    run,
+                    mutant,
+                    sources[mutant.module],
+                    compiled,
+                    operations=operations,
+                    seconds=seconds,
+                    seed=seed,
+                    out=write,
+                )
+            os.close(write)
+            # Shrinking stops at the hunt's own deadline; the margin covers one slow input.
+            deadline = time.monotonic() + seconds + 3 * run.hunt_input_seconds + 10
+            running[read] = (pid, mutant, operations, deadline, [])
+        timeout = max(0.0, min(r[3] for r in running.values()) - time.monotonic())
+        ready, _, _ = select.select(list(running), [], [], timeout)
+        for fd in ready:
+            pid, mutant, operations, _, chunks = running[fd]
+            data = os.read(fd, 1 << 16)
+            if data:
+                chunks.append(data)
+                continue
+            del running[fd]
+            os.close(fd)
+            os.waitpid(pid, 0)
+            finish(_hunt_verdict(mutant, operations, b"".join(chunks)))
+        now = time.monotonic()
+        for fd, (pid, mutant, operations, deadline, _) in list(running.items()):
+            if now >= deadline:
+                del running[fd]
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(fd)
+                finish(HuntResult(mutant, operations, note="hunt over its time budget"))
+    return [results[m.id] for m in mutants]
+
+
+def _hunt_verdict(mutant: Mutant, operations: tuple[str, ...], data: bytes) -> HuntResult:
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        return HuntResult(mutant, operations, note="the hunting child crashed")
+    finding = reply.get("finding")
+    return HuntResult(
+        mutant,
+        operations,
+        Finding(
+            mutant,
+            finding["operation"],
+            finding["input"],
+            finding["mutant"],
+            finding["reference"],
+            finding["reason"],
+        )
+        if finding
+        else None,
+        reply.get("evaluated", 0),
+        reply.get("note", ""),
+    )
+
+
+def render_hunt(results: Sequence[HuntResult]) -> str:
+    """The hunt's findings (each a case to write) and the mutants it found nothing for."""
+    found = [r for r in results if r.finding]
+    out = [f"Hunt: {len(found)} of {len(results)} surviving mutants answer differently:"]
+    for r in found:
+        f = r.finding
+        assert f is not None
+        out.append(f"  [{r.mutant.id}]  {f.operation}")
+        out.append(f"      - {r.mutant.source}")
+        out.append(f"      + {r.mutant.changed}")
+        out.append(f"      input:     {json.dumps(f.input, ensure_ascii=False)}")
+        out.append(f"      reference: {json.dumps(f.reference_reply, ensure_ascii=False)[:200]}")
+        out.append(f"      mutant:    {json.dumps(f.mutant_reply, ensure_ascii=False)[:200]}")
+    rest = [r for r in results if not r.finding]
+    if rest:
+        out.append(f"Nothing found for {len(rest)} mutants (each needs a case or a reason):")
+        for r in rest:
+            detail = r.note or f"{r.evaluated} inputs of {', '.join(r.operations)}"
+            out.append(f"  [{r.mutant.id}]  ({detail})")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
 # Equivalent mutants and the report
 # --------------------------------------------------------------------------------------------
 
@@ -932,6 +1339,72 @@ class Equivalent:
 _NONE = Equivalent("")
 
 
+@dataclass(frozen=True)
+class LibraryOnly:
+    """An entry of ``library_only:``: a function of the reference no operation calls (only
+    its own unit tests, as library API).  Its mutants on lines no case executes are reported
+    as unreachable from the operations, not scored; its executed lines are scored as usual."""
+
+    module: str
+    function: str
+    reason: str
+
+    def matches(self, mutant: Mutant) -> bool:
+        """Whether ``mutant`` lies in this function (or a function nested in it)."""
+        return mutant.module == self.module and (
+            mutant.function == self.function or mutant.function.startswith(self.function + ".")
+        )
+
+
+def load_library_only(path: Path = EQUIVALENT_FILE) -> list[LibraryOnly]:
+    """The ``library_only:`` entries of ``equivalent.yaml``; each must give a reason."""
+    import yaml
+
+    if not path.exists():
+        return []
+    data = yaml.safe_load(path.read_text()) or {}
+    entries = []
+    for raw in data.get("library_only", []):
+        entry = LibraryOnly(**{k: str(v) for k, v in raw.items()})
+        if not entry.reason.strip():
+            raise SystemExit(f"{path}: library_only {entry.module}.{entry.function}: no reason")
+        entries.append(entry)
+    return entries
+
+
+def classify_unreachable(
+    results: Sequence[Result], library: Sequence[LibraryOnly]
+) -> tuple[list[Result], list[LibraryOnly]]:
+    """Survivors no case executes that lie in a ``library_only`` function or in an ``_op_*``
+    input-type guard become ``unreachable``; and the entries naming no mutant (stale).
+
+    Only mutants on lines no case executes are reclassified: a survivor on an executed line
+    is a missing case wherever it lies.
+    """
+    used: set[LibraryOnly] = set()
+    out = []
+    for result in results:
+        m = result.mutant
+        for entry in library:
+            if entry.matches(m):
+                used.add(entry)
+        if result.status != "survived" or result.note != UNREACHED:
+            out.append(result)
+            continue
+        owner = next((e for e in library if e.matches(m)), None)
+        if owner is not None:
+            note = f"library only: {owner.function}"
+        elif m.guard:
+            note = f"input-type guard of {m.function} (schema-valid cases never reach it)"
+        else:
+            out.append(result)
+            continue
+        out.append(Result(m, "unreachable", (), 0, note))
+    modules = {r.mutant.module for r in results}
+    stale = [e for e in library if e not in used and e.module in modules]
+    return out, stale
+
+
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     """The entries of ``equivalent.yaml`` (none if the file is missing)."""
     import yaml
@@ -975,11 +1448,12 @@ class ModuleScore:
     survived: int = 0
     equivalent: int = 0
     not_run: int = 0
+    unreachable: int = 0
 
     @property
     def score(self) -> float | None:
-        """killed / (mutants - equivalent - not run), or None when nothing counts."""
-        counted = self.mutants - self.equivalent - self.not_run
+        """killed / (mutants - equivalent - unreachable - not run), or None if nothing counts."""
+        counted = self.mutants - self.equivalent - self.unreachable - self.not_run
         return self.killed / counted if counted else None
 
 
@@ -995,6 +1469,8 @@ def score(
             row.killed += 1
         elif result.status == "not-run":
             row.not_run += 1
+        elif result.status == "unreachable":
+            row.unreachable += 1
         elif result.mutant.id in equivalents:
             row.equivalent += 1
         else:
@@ -1005,19 +1481,19 @@ def score(
 def render_table(table: Mapping[str, ModuleScore]) -> str:
     """The per-module table, as Markdown."""
     lines = [
-        "| module | mutants | killed | survived | equivalent | not run | score |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| module | mutants | killed | survived | equivalent | unreachable | not run | score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     total = ModuleScore("total")
     for row in table.values():
-        for name in ("mutants", "killed", "survived", "equivalent", "not_run"):
+        for name in ("mutants", "killed", "survived", "equivalent", "unreachable", "not_run"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
     for row in [*table.values(), total]:
         value = row.score
         shown = f"{value:.1%}" if value is not None else "-"
         lines.append(
             f"| {row.module} | {row.mutants} | {row.killed} | {row.survived} | "
-            f"{row.equivalent} | {row.not_run} | {shown} |"
+            f"{row.equivalent} | {row.unreachable} | {row.not_run} | {shown} |"
         )
     return "\n".join(lines)
 
@@ -1040,6 +1516,15 @@ def report(
             out.append(f"  {run.target.package}/{m.module}.py:{m.line}  [{m.id}]  ({r.note})")
             out.append(f"      - {m.source}")
             out.append(f"      + {m.changed}")
+        out.append("")
+    unreachable = [r for r in results if r.status == "unreachable"]
+    if unreachable:
+        notes: dict[str, int] = {}
+        for r in unreachable:
+            key = f"{r.mutant.module}: {r.note}"
+            notes[key] = notes.get(key, 0) + 1
+        out.append(f"Unreachable from the operations, not scored ({len(unreachable)}):")
+        out.extend(f"  {n:3d}  {key}" for key, n in sorted(notes.items()))
         out.append("")
     # An entry by source line covers the survivors on that line; one by id claims its mutant.
     wrongly = [r for r in results if r.killed and equivalents.get(r.mutant.id, _NONE).id]
@@ -1152,6 +1637,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--cases", type=Path, help="the case directory (default: the suite's)")
+    parser.add_argument(
+        "--hunt",
+        action="store_true",
+        help="then search generated inputs for one each surviving mutant answers differently on",
+    )
+    parser.add_argument(
+        "--hunt-seconds", type=float, default=8.0, help="hunting time per mutant (default 8)"
+    )
+    parser.add_argument(
+        "--survivors",
+        type=Path,
+        metavar="JSON",
+        help="hunt the survivors recorded by an earlier --json run (no kill matrix)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="hypothesis seed of the hunt")
     args = parser.parse_args(argv)
 
     target = reference_target(args.module)
@@ -1204,7 +1704,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         seconds=args.seconds,
         progress=progress,
     )
+    hunt_done = [0, 0]
+
+    def hunt_progress(result: HuntResult) -> None:
+        hunt_done[0] += 1
+        hunt_done[1] += result.finding is not None
+        if hunt_done[0] % 25 == 0:
+            print(
+                f"  hunt: {hunt_done[0]} mutants, {hunt_done[1]} with a finding, "
+                f"{time.monotonic() - started:.0f} s",
+                file=sys.stderr,
+            )
+
+    if args.survivors:
+        recorded = json.loads(args.survivors.read_text())["mutants"]
+        wanted = {m["id"] for m in recorded if m["status"] == "survived"}
+        found = hunt_mutants(
+            run,
+            [m for m in mutants if m.id in wanted],
+            seconds=args.hunt_seconds,
+            seed=args.seed,
+            progress=hunt_progress,
+        )
+        print(render_hunt(found))
+        if args.json:
+            args.json.write_text(json.dumps({"hunt": _hunt_json(found)}, indent=1))
+        return 0
     results = run_mutants(run, mutants)
+    results, stale_library = classify_unreachable(results, load_library_only())
     matched, stale = match_equivalents(
         [
             m
@@ -1215,8 +1742,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     stale = [e for e in stale if (e.module or e.id.partition(":")[0]) in target.modules]
     text, ok = report(run, results, matched, stale, args.threshold / 100)
-    elapsed = time.monotonic() - started
     print(text)
+    for entry in stale_library:
+        print(f"Stale library_only entry (no mutant in it): {entry.module}.{entry.function}")
+    hunted: list[HuntResult] = []
+    if args.hunt:
+        survivors = [
+            r.mutant for r in results if r.status == "survived" and r.mutant.id not in matched
+        ]
+        hunted = hunt_mutants(
+            run, survivors, seconds=args.hunt_seconds, seed=args.seed, progress=hunt_progress
+        )
+        print()
+        print(render_hunt(hunted))
+    elapsed = time.monotonic() - started
     print(f"\n{len(results)} mutants in {elapsed:.0f} s with {args.jobs} jobs.")
     if args.json:
         args.json.write_text(
@@ -1238,11 +1777,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                         }
                         for r in results
                     ],
+                    "hunt": _hunt_json(hunted),
                 },
                 indent=1,
             )
         )
     return 0 if ok else 1
+
+
+def _hunt_json(results: Sequence[HuntResult]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": r.mutant.id,
+            "operations": list(r.operations),
+            "evaluated": r.evaluated,
+            "note": r.note,
+            "finding": None
+            if r.finding is None
+            else {
+                "operation": r.finding.operation,
+                "input": r.finding.input,
+                "reference": r.finding.reference_reply,
+                "mutant": r.finding.mutant_reply,
+                "reason": r.finding.reason,
+            },
+        }
+        for r in results
+    ]
 
 
 if __name__ == "__main__":

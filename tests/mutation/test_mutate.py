@@ -402,3 +402,65 @@ def test_end_to_end_on_a_fixture_package(fixture_target: Target) -> None:
     assert calc.score == calc.killed / (calc.mutants - 1)
     # The parent's modules are untouched by the children.
     assert importlib.import_module("fixpkg.limits").LIMIT == 10
+
+
+_ENTRY_SOURCE = """
+def helper(x):
+    return x < 3
+
+class Box:
+    def first(self, x):
+        return x > 0
+
+def _op_decode(value, *, edition):
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return helper(value)
+
+def factory(func):
+    def op(value, *, edition):
+        if type(value) is not dict:
+            raise TypeError(value)
+        return func(value)
+    return op
+
+OPERATIONS = {"a.decode": _op_decode, "a.b": factory(helper)}
+"""
+
+
+def test_mutants_know_their_function_and_the_entry_point_type_guards() -> None:
+    mutants = _mutants(_ENTRY_SOURCE)
+    functions = {m.id.split(":")[1]: m.function for m in mutants}
+    assert functions["3"] == "helper"
+    assert functions["7"] == "Box.first"
+    guards = sorted({(m.function, m.line) for m in mutants if m.guard})
+    # The guards of _op_decode and of the factory's inner function; helper's compare is not.
+    assert guards == [
+        ("_op_decode", 10),
+        ("_op_decode", 11),
+        ("factory.op", 16),
+        ("factory.op", 17),
+    ]
+
+
+def test_unexecuted_survivors_in_library_functions_and_guards_are_unreachable() -> None:
+    from mutation.mutate import UNREACHED, LibraryOnly, Result, classify_unreachable
+
+    mutants = {m.id: m for m in _mutants(_ENTRY_SOURCE)}
+    in_box = next(m for m in mutants.values() if m.function == "Box.first")
+    in_guard = next(m for m in mutants.values() if m.guard)
+    in_helper = next(m for m in mutants.values() if m.function == "helper")
+    results = [
+        Result(in_box, "survived", note=UNREACHED),
+        Result(in_guard, "survived", note=UNREACHED),
+        Result(in_helper, "survived", note=UNREACHED),
+        # An executed line of a library function stays a survivor: it is scored.
+        Result(in_box, "survived", note="no case fails"),
+    ]
+    library = [LibraryOnly("m", "Box.first", "API"), LibraryOnly("m", "gone", "removed")]
+    out, stale = classify_unreachable(results, library)
+    assert [r.status for r in out] == ["unreachable", "unreachable", "survived", "survived"]
+    assert stale == [library[1]]
+    table = score(out, {})
+    assert table["m"].unreachable == 2
+    assert table["m"].score == 0.0
