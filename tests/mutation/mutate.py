@@ -1356,15 +1356,21 @@ class LibraryOnly:
         )
 
 
-def load_library_only(path: Path = EQUIVALENT_FILE) -> list[LibraryOnly]:
-    """The ``library_only:`` entries of ``equivalent.yaml``; each must give a reason."""
+def _section(path: Path, key: str) -> list[dict[str, Any]]:
+    """The list under ``key`` in the YAML file ``path`` (empty if the file is missing)."""
     import yaml
 
     if not path.exists():
         return []
     data = yaml.safe_load(path.read_text()) or {}
+    entries: list[dict[str, Any]] = data.get(key, [])
+    return entries
+
+
+def load_library_only(path: Path = EQUIVALENT_FILE) -> list[LibraryOnly]:
+    """The ``library_only:`` entries of ``equivalent.yaml``; each must give a reason."""
     entries = []
-    for raw in data.get("library_only", []):
+    for raw in _section(path, "library_only"):
         entry = LibraryOnly(**{k: str(v) for k, v in raw.items()})
         if not entry.reason.strip():
             raise SystemExit(f"{path}: library_only {entry.module}.{entry.function}: no reason")
@@ -1407,13 +1413,8 @@ def classify_unreachable(
 
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     """The entries of ``equivalent.yaml`` (none if the file is missing)."""
-    import yaml
-
-    if not path.exists():
-        return []
-    data = yaml.safe_load(path.read_text()) or {}
     entries = []
-    for raw in data.get("equivalent", []):
+    for raw in _section(path, "equivalent"):
         entry = Equivalent(**{k: str(v) for k, v in raw.items()})
         if entry.kind not in EQUIVALENT_KINDS:
             raise SystemExit(f"{path}: unknown kind {entry.kind!r} in {entry.label}")
