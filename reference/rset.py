@@ -19,7 +19,10 @@ Readings taken where RFC 20 leaves room (see ``notes/readings.md``):
   core ids and GPU ids of those entries are disjoint; overlapping ids make the R invalid.
 * Property names are non-empty, valid UTF-8 and free of ``! & ' " ^ ` | ( )``; a name with an
   ``@suffix`` is an ordinary valid name.  Each property's idset may only name ranks of R_lite.
-* ``starttime`` and ``expiration`` are finite numbers >= 0; with both, expiration > starttime.
+* ``starttime`` and ``expiration`` are finite numbers >= 0; with both, expiration > starttime,
+  except that an expiration of 0 means "no expiration": flux-core writes ``starttime: 0.0,
+  expiration: 0.0`` into every R it encodes without times, and RFC 20 cannot have meant to
+  refuse those (an R that expired at the epoch is of no use to anyone).
 * Union, difference and intersection work on (rank, core ids, GPU ids); a rank left with
   neither cores nor GPUs disappears, and properties follow the ranks that remain.
 
@@ -356,6 +359,12 @@ def _unknown_keys(
             warnings.append(f"{where}: key reserved for future extensions; ignored")
 
 
+def _check_times(start: Number | None, end: Number | None, path: Path) -> None:
+    """Refuse an expiration that is not later than the starttime (0 means no expiration)."""
+    if start is not None and end is not None and end != 0 and not end > start:
+        raise _fail("expiration must be later than starttime", path)
+
+
 def _time(value: Any, path: Path, what: str) -> Number:
     if not _is_number(value) or not math.isfinite(value):
         raise _fail(f"{what} must be a number of seconds since the epoch", path)
@@ -559,8 +568,7 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
         if ("expiration" in ex)
         else None
     )
-    if starttime is not None and expiration is not None and not expiration > starttime:
-        raise _fail("expiration must be later than starttime", (*path, "expiration"))
+    _check_times(starttime, expiration, (*path, "expiration"))
     runs = _read_r_lite(ex["R_lite"], (*path, "R_lite"), warnings)
     hosts = _read_nodelist(ex["nodelist"], (*path, "nodelist"))
     count = sum(hi - lo + 1 for lo, hi, _ in runs)
@@ -644,8 +652,7 @@ def from_ranks(
             props.setdefault(name, []).append(rank)
     start = _time(starttime, ("starttime",), "starttime") if starttime is not None else None
     end = _time(expiration, ("expiration",), "expiration") if expiration is not None else None
-    if start is not None and end is not None and not end > start:
-        raise _fail("expiration must be later than starttime", ("expiration",))
+    _check_times(start, end, ("expiration",))
     return ResourceSet(
         tuple(runs),
         tuple(row[1] for row in rows),
