@@ -861,13 +861,81 @@ def _child(
 
 
 @dataclass
-class _Running:
+class _Job:
     pid: int
-    fd: int
-    mutant: Mutant
-    cases: tuple[int, ...]
+    task: Any
     deadline: float
     chunks: list[bytes] = field(default_factory=list)
+
+
+def _run_forked(
+    tasks: Sequence[Any],
+    *,
+    jobs: int,
+    child: Callable[[Any, int], None],
+    budget: Callable[[Any], float],
+    done: Callable[[Any, bytes], None],
+    timed_out: Callable[[Any], None],
+    stop: float | None = None,
+) -> list[Any]:
+    """Run ``child(task, fd)`` in a forked process per task, ``jobs`` at a time.
+
+    Each child writes its answer to ``fd`` and exits; ``done(task, answer)`` receives it.  A
+    child still running ``budget(task)`` seconds after it started is killed and reported to
+    ``timed_out``.  No task starts after the monotonic time ``stop``; those not started are
+    returned, in order.
+    """
+    pending = list(reversed(tasks))
+    running: dict[int, _Job] = {}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    while pending or running:
+        while pending and len(running) < jobs and (stop is None or time.monotonic() < stop):
+            task = pending.pop()
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read)
+                child(task, write)
+                os._exit(0)  # the child functions exit themselves; this is a backstop
+            os.close(write)
+            running[read] = _Job(pid, task, time.monotonic() + budget(task))
+        if not running:
+            break
+        timeout = max(0.0, min(j.deadline for j in running.values()) - time.monotonic())
+        ready, _, _ = select.select(list(running), [], [], timeout)
+        for fd in ready:
+            job = running[fd]
+            data = os.read(fd, 1 << 16)
+            if data:
+                job.chunks.append(data)
+                continue
+            del running[fd]
+            os.close(fd)
+            os.waitpid(job.pid, 0)
+            done(job.task, b"".join(job.chunks))
+        now = time.monotonic()
+        for fd, job in list(running.items()):
+            if now >= job.deadline:
+                del running[fd]
+                os.kill(job.pid, signal.SIGKILL)
+                os.waitpid(job.pid, 0)
+                os.close(fd)
+                timed_out(job.task)
+    return list(reversed(pending))
+
+
+def _compiled_modules(
+    run: MutationRun, mutants: Sequence[Mutant]
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """The source of each mutated module, and every module of the target compiled once."""
+    sources = {m: run.target.path(m).read_text() for m in {x.module for x in mutants}}
+    compiled = {
+        path.stem: compile(path.read_text(), str(path), "exec")
+        for path in sorted(run.target.directory.glob("*.py"))
+        if path.stem != "__init__"
+    }
+    return sources, compiled
 
 
 @dataclass
@@ -906,12 +974,7 @@ def _selected_cases(mutant: Mutant, baseline: Baseline) -> tuple[int, ...]:
 
 def run_mutants(run: MutationRun, mutants: Sequence[Mutant]) -> list[Result]:
     """Run every mutant in a forked child, ``run.jobs`` at a time; results in mutant order."""
-    sources = {m: run.target.path(m).read_text() for m in {x.module for x in mutants}}
-    compiled = {
-        path.stem: compile(path.read_text(), str(path), "exec")
-        for path in sorted(run.target.directory.glob("*.py"))
-        if path.stem != "__init__"
-    }
+    sources, compiled = _compiled_modules(run, mutants)
     results: dict[str, Result] = {}
     pending: list[tuple[Mutant, tuple[int, ...]]] = []
     for mutant in mutants:
@@ -920,72 +983,50 @@ def run_mutants(run: MutationRun, mutants: Sequence[Mutant]) -> list[Result]:
             pending.append((mutant, cases))
         else:
             results[mutant.id] = Result(mutant, "survived", note=UNREACHED)
-    pending.reverse()
-    running: dict[int, _Running] = {}
-    stop = time.monotonic() + run.seconds if run.seconds is not None else None
 
     def finish(result: Result) -> None:
         results[result.mutant.id] = result
         if run.progress:
             run.progress(result)
 
-    sys.stdout.flush()
-    sys.stderr.flush()
-    while pending or running:
-        while pending and len(running) < run.jobs and (stop is None or time.monotonic() < stop):
-            mutant, cases = pending.pop()
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(read)
-                _child(run, mutant, sources[mutant.module], compiled, cases=cases, out=write)
-            os.close(write)
-            budget = run.budget_base + run.budget_factor * sum(
-                run.baseline.seconds[i] for i in cases
-            )
-            running[read] = _Running(pid, read, mutant, cases, time.monotonic() + budget)
-        if not running:
-            break
-        timeout = max(0.0, min(r.deadline for r in running.values()) - time.monotonic())
-        ready, _, _ = select.select(list(running), [], [], timeout)
-        for fd in ready:
-            job = running[fd]
-            data = os.read(fd, 1 << 16)
-            if data:
-                job.chunks.append(data)
-                continue
-            del running[fd]
-            os.close(fd)
-            os.waitpid(job.pid, 0)
-            finish(_verdict(job))
-        now = time.monotonic()
-        for fd, job in list(running.items()):
-            if now >= job.deadline:
-                del running[fd]
-                os.kill(job.pid, signal.SIGKILL)
-                os.waitpid(job.pid, 0)
-                os.close(fd)
-                finish(
-                    Result(job.mutant, "timeout", ran=len(job.cases), note="over its time budget")
-                )
-    for mutant, _ in pending:
+    def child(task: tuple[Mutant, tuple[int, ...]], out: int) -> None:
+        mutant, cases = task
+        _child(run, mutant, sources[mutant.module], compiled, cases=cases, out=out)
+
+    def budget(task: tuple[Mutant, tuple[int, ...]]) -> float:
+        return run.budget_base + run.budget_factor * sum(run.baseline.seconds[i] for i in task[1])
+
+    def timed_out(task: tuple[Mutant, tuple[int, ...]]) -> None:
+        mutant, cases = task
+        finish(Result(mutant, "timeout", ran=len(cases), note="over its time budget"))
+
+    not_started = _run_forked(
+        pending,
+        jobs=run.jobs,
+        child=child,
+        budget=budget,
+        done=lambda task, data: finish(_verdict(task[0], task[1], data)),
+        timed_out=timed_out,
+        stop=time.monotonic() + run.seconds if run.seconds is not None else None,
+    )
+    for mutant, _ in not_started:
         results[mutant.id] = Result(mutant, "not-run", note="out of time (--seconds)")
     return [results[m.id] for m in mutants]
 
 
-def _verdict(job: _Running) -> Result:
+def _verdict(mutant: Mutant, cases: tuple[int, ...], data: bytes) -> Result:
     try:
-        reply = json.loads(b"".join(job.chunks))
+        reply = json.loads(data)
     except ValueError:
         # The child died before it could answer (a crash in C, the memory cap): caught.
-        return Result(job.mutant, "killed", ran=len(job.cases), note="the child crashed")
+        return Result(mutant, "killed", ran=len(cases), note="the child crashed")
     failed = tuple(reply["failed"])
-    ran = len(job.cases)
+    ran = len(cases)
     if reply.get("broken"):
-        return Result(job.mutant, "not-run", note=reply["note"])
+        return Result(mutant, "not-run", note=reply["note"])
     if failed:
-        return Result(job.mutant, "killed", failed, ran, reply["note"])
-    return Result(job.mutant, "survived", (), ran, "no case fails")
+        return Result(mutant, "killed", failed, ran, reply["note"])
+    return Result(mutant, "survived", (), ran, "no case fails")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1175,12 +1216,7 @@ def hunt_mutants(
     """Hunt each of ``mutants`` for ``seconds`` in a forked child, ``run.jobs`` at a time."""
     harness = run.harness
     assert isinstance(harness, SuiteHarness)
-    sources = {m: run.target.path(m).read_text() for m in {x.module for x in mutants}}
-    compiled = {
-        path.stem: compile(path.read_text(), str(path), "exec")
-        for path in sorted(run.target.directory.glob("*.py"))
-        if path.stem != "__init__"
-    }
+    sources, compiled = _compiled_modules(run, mutants)
     results: dict[str, HuntResult] = {}
     pending: list[tuple[Mutant, tuple[str, ...]]] = []
     for mutant in mutants:
@@ -1189,57 +1225,36 @@ def hunt_mutants(
             pending.append((mutant, operations))
         else:
             results[mutant.id] = HuntResult(mutant, (), note="no operation with a strategy")
-    pending.reverse()
-    running: dict[int, tuple[int, Mutant, tuple[str, ...], float, list[bytes]]] = {}
 
     def finish(result: HuntResult) -> None:
         results[result.mutant.id] = result
         if progress:
             progress(result)
 
-    sys.stdout.flush()
-    sys.stderr.flush()
-    while pending or running:
-        while pending and len(running) < run.jobs:
-            mutant, operations = pending.pop()
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(read)
-                _hunt_child(
-                    run,
-                    mutant,
-                    sources[mutant.module],
-                    compiled,
-                    operations=operations,
-                    seconds=seconds,
-                    seed=seed,
-                    out=write,
-                )
-            os.close(write)
-            # Shrinking stops at the hunt's own deadline; the margin covers one slow input.
-            deadline = time.monotonic() + seconds + 3 * run.hunt_input_seconds + 10
-            running[read] = (pid, mutant, operations, deadline, [])
-        timeout = max(0.0, min(r[3] for r in running.values()) - time.monotonic())
-        ready, _, _ = select.select(list(running), [], [], timeout)
-        for fd in ready:
-            pid, mutant, operations, _, chunks = running[fd]
-            data = os.read(fd, 1 << 16)
-            if data:
-                chunks.append(data)
-                continue
-            del running[fd]
-            os.close(fd)
-            os.waitpid(pid, 0)
-            finish(_hunt_verdict(mutant, operations, b"".join(chunks)))
-        now = time.monotonic()
-        for fd, (pid, mutant, operations, deadline, _) in list(running.items()):
-            if now >= deadline:
-                del running[fd]
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                os.close(fd)
-                finish(HuntResult(mutant, operations, note="hunt over its time budget"))
+    def child(task: tuple[Mutant, tuple[str, ...]], out: int) -> None:
+        mutant, operations = task
+        _hunt_child(
+            run,
+            mutant,
+            sources[mutant.module],
+            compiled,
+            operations=operations,
+            seconds=seconds,
+            seed=seed,
+            out=out,
+        )
+
+    _run_forked(
+        pending,
+        jobs=run.jobs,
+        child=child,
+        # Shrinking stops at the hunt's own deadline; the margin covers one slow input.
+        budget=lambda task: seconds + 3 * run.hunt_input_seconds + 10,
+        done=lambda task, data: finish(_hunt_verdict(task[0], task[1], data)),
+        timed_out=lambda task: finish(
+            HuntResult(task[0], task[1], note="hunt over its time budget")
+        ),
+    )
     return [results[m.id] for m in mutants]
 
 
