@@ -19,10 +19,10 @@ Readings taken where RFC 20 leaves room (see ``notes/readings.md``):
   core ids and GPU ids of those entries are disjoint; overlapping ids make the R invalid.
 * Property names are non-empty, valid UTF-8 and free of ``! & ' " ^ ` | ( )``; a name with an
   ``@suffix`` is an ordinary valid name.  Each property's idset may only name ranks of R_lite.
-* ``starttime`` and ``expiration`` are finite numbers >= 0; with both, expiration > starttime,
-  except that an expiration of 0 means "no expiration": flux-core writes ``starttime: 0.0,
-  expiration: 0.0`` into every R it encodes without times, and RFC 20 cannot have meant to
-  refuse those (an R that expired at the epoch is of no use to anyone).
+* ``starttime`` and ``expiration`` are finite numbers >= 0; with both, expiration > starttime.
+  RFC 20 gives 0 no special meaning, so ``starttime: 100, expiration: 0`` is invalid.  The one
+  exception is the pair ``starttime: 0, expiration: 0``, which flux-core writes into every R it
+  encodes without times: the reference reads that exact pair as "no times" (an open point).
 * Union, difference and intersection work on (rank, core ids, GPU ids); a rank left with
   neither cores nor GPUs disappears, and properties follow the ranks that remain.
 
@@ -360,8 +360,11 @@ def _unknown_keys(
 
 
 def _check_times(start: Number | None, end: Number | None, path: Path) -> None:
-    """Refuse an expiration that is not later than the starttime (0 means no expiration)."""
-    if start is not None and end is not None and end != 0 and not end > start:
+    """Refuse an expiration that is not later than the starttime.
+
+    The one exception is flux-core's encoding of an R without times, both set to 0.
+    """
+    if start is not None and end is not None and not end > start and (start, end) != (0, 0):
         raise _fail("expiration must be later than starttime", path)
 
 

@@ -89,6 +89,26 @@ def test_invalid_documents_name_the_place(doc: Any, message: str) -> None:
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("times", "valid"),
+    [
+        ({"starttime": 0, "expiration": 0}, True),
+        ({"starttime": 0.0, "expiration": 0.0}, True),
+        ({"expiration": 0}, True),
+        ({"starttime": 100, "expiration": 0}, False),
+        ({"starttime": 0.5, "expiration": 0}, False),
+        ({"starttime": 100, "expiration": 100.5}, True),
+    ],
+)
+def test_only_the_all_zero_pair_means_no_times(times: dict[str, float], valid: bool) -> None:
+    doc = r_doc([("0", {"core": "0"})], ["n0"], **times)
+    if valid:
+        assert rset.validate(doc) == []
+    else:
+        with pytest.raises(InvalidError):
+            rset.validate(doc)
+
+
 def test_huge_rank_is_a_limit_not_a_wrap() -> None:
     with pytest.raises(LimitError):
         rset.validate(r_doc([("18446744073709551616", {"core": "0"})], ["n0"]))
