@@ -57,12 +57,16 @@ class Reply:
     ``kind`` is ``output`` (``value`` is the output), ``error`` (``value`` the category,
     ``message`` the text), ``unsupported`` (``message`` the reason) or ``errored`` (the
     implementation failed to answer: ``message`` says how, ``stderr`` holds its tail).
+    ``adapter_fault`` marks an errored reply whose exception was raised by the suite's own
+    adapter code rather than by the implementation behind it: a defect of the adapter, which
+    an expectations file can never excuse as a finding about the implementation.
     """
 
     kind: Literal["output", "error", "unsupported", "errored"]
     value: Any = None
     message: str = ""
     stderr: str = ""
+    adapter_fault: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The reply as it appears in reports."""
@@ -75,6 +79,8 @@ class Reply:
         out: dict[str, Any] = {"errored": {"reason": self.message}}
         if self.stderr:
             out["errored"]["stderr"] = self.stderr
+        if self.adapter_fault:
+            out["errored"]["adapter_fault"] = True
         return out
 
 

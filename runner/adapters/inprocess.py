@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import traceback
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import reference
@@ -88,6 +89,24 @@ def _as_implementation(obj: Any) -> Implementation:
     raise AdapterError(f"{obj!r} has no run(operation, input) method and is not callable")
 
 
+_SUITE = Path(__file__).resolve().parents[1]
+
+
+def _raised_by_the_suite(exc: BaseException) -> bool:
+    """Whether the innermost Python frame of ``exc`` is the runner's own code.
+
+    The shipped third-party adapters live in the runner package: an exception raised there
+    (a pre-check calling ``int()``, say) is the adapter's fault.  One raised inside the
+    library the adapter calls has its innermost frame in the library.
+    """
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(_SUITE)
+
+
 class InProcessAdapter:
     """Runs a Python implementation in this process."""
 
@@ -112,6 +131,14 @@ class InProcessAdapter:
             outcome = self._impl.run(operation, input, **options)
         except Exception as exc:
             tail = "".join(traceback.format_exception(exc)[-6:])
+            if _raised_by_the_suite(exc):
+                return Reply(
+                    "errored",
+                    message=f"the adapter's own code raised {type(exc).__name__}: {exc} "
+                    "(a defect of the adapter, not a finding about the implementation)",
+                    stderr=tail,
+                    adapter_fault=True,
+                )
             return Reply("errored", message=f"raised {type(exc).__name__}: {exc}", stderr=tail)
         return reply_from_outcome(outcome)
 

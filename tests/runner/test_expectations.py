@@ -100,3 +100,52 @@ def test_write_baseline_then_gate(capsys, tmp_path):
     )
     assert code == 0
     assert {c["outcome"] for c in cases} == {"xfailed"}
+
+
+def _faulty_adapter(library_raises: bool):
+    """An adapter whose handler fails in the library or in the suite's own adapter code."""
+    from runner.adapters.thirdparty._base import ThirdPartyImplementation, output
+    from runner.adapters.thirdparty.clustershell import _range_size
+
+    def library(text: str) -> list[int]:
+        raise ValueError(f"the library cannot read {text!r}")
+
+    def handler(value):
+        if library_raises:
+            return output(library(value))
+        return output([_range_size("x", value)])  # decimal refuses 'x' inside runner code
+
+    return ThirdPartyImplementation({"idset.decode": handler})
+
+
+@pytest.mark.parametrize("library_raises", [True, False])
+def test_an_adapter_fault_is_never_excused(capsys, tmp_path, monkeypatch, library_raises):
+    import inprocess_fakes
+
+    monkeypatch.setattr(inprocess_fakes, "Faulty", _faulty_adapter(library_raises), raising=False)
+    exp = _file(
+        tmp_path, "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: crashes\n"
+    )
+    code, cases, _ = _run(capsys, "--impl", "python:inprocess_fakes:Faulty", "--expectations", exp)
+    if library_raises:
+        assert {c["outcome"] for c in cases} == {"xfailed"}
+        assert code == 0
+    else:
+        assert {c["outcome"] for c in cases} == {"errored"}
+        assert all(c["actual"]["errored"]["adapter_fault"] for c in cases)
+        assert all("the adapter is at fault" in c["reason"] for c in cases)
+        assert code == 1
+        baseline = tmp_path / "baseline.yaml"
+        main(
+            [
+                "run",
+                "--cases",
+                str(MINI),
+                "--impl",
+                "python:inprocess_fakes:Faulty",
+                "--write-expectations",
+                str(baseline),
+            ]
+        )
+        capsys.readouterr()
+        assert "mini." not in baseline.read_text()

@@ -24,6 +24,7 @@ bound is the reference's own list limit; the message says the adapter refused it
 
 from __future__ import annotations
 
+import decimal
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -45,12 +46,25 @@ _BRACKETED = re.compile(r"\[([^\]]*)")
 _TOP_LEVEL_SEPARATORS = frozenset(",!&^")
 
 
+def _range_size(low: str, high: str) -> int:
+    """Members of ``low-high``, digit strings of any length (at least 1, capped above the limit).
+
+    Padding can make the digits longer than ``int()`` converts (4,300), and this guard must never
+    fail on an input that ClusterShell would answer itself, so the arithmetic is done in exact
+    decimals.
+    """
+    with decimal.localcontext() as context:
+        context.prec = max(len(low), len(high)) + 2
+        size = decimal.Decimal(high) - decimal.Decimal(low) + 1
+    return int(min(max(size, decimal.Decimal(1)), decimal.Decimal(MAX_SPAN + 1)))
+
+
 def _span(ranges: str) -> int:
     """How many members a comma-separated list of ``lo-hi`` ranges can hold, at most."""
     total = 0
     for part in ranges.split(","):
         match = _RANGE.search(part)
-        total += max(int(match.group(2)) - int(match.group(1)), 0) + 1 if match else 1
+        total += _range_size(match.group(1), match.group(2)) if match else 1
     return total
 
 
