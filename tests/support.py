@@ -5,11 +5,26 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 TESTS = Path(__file__).resolve().parent
 MINI = TESTS / "data" / "mini-suite"
 FAKES = TESTS / "fakes"
 ROOT = TESTS.parent
+CASES = ROOT / "cases"
+
+
+def case_inputs(case_file: str, prefix: str) -> dict[str, Any]:
+    """The inputs of the cases in ``cases/<case_file>`` whose ids start with ``prefix``.
+
+    The specs' own examples are encoded as cases (verbatim), so tests that need them read them
+    from the repository, never from a copy of the specs elsewhere on the machine.
+    """
+    with (CASES / case_file).open(encoding="utf-8") as handle:
+        cases = yaml.safe_load(handle)["cases"]
+    return {c["id"]: c["input"] for c in cases if c["id"].startswith(prefix)}
 
 
 def fake_command(mode: str, arg: str | None = None) -> str:

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import itertools
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import case_inputs
 
 from reference import rset
 from reference.errors import InvalidError, LimitError
 from reference.idset import IdSet
 from reference.operations import run
-
-EXAMPLE = Path("/work/shared/specs/data/spec_20/example1.json")
 
 
 def r_doc(
@@ -30,17 +27,10 @@ def r_doc(
     return {"version": 1, "execution": ex}
 
 
-EXAMPLE_DOC: dict[str, Any] = (
-    json.loads(EXAMPLE.read_text())
-    if EXAMPLE.exists()
-    else r_doc(
-        [("19-22", {"core": "0-47", "gpu": "0-7"})],
-        ["node[186-189]"],
-        nslots=32,
-        starttime=1676560542,
-        expiration=1676562342,
-    )
-)
+# RFC 20's example R, as the suite encodes it (verbatim).
+EXAMPLE_DOC: dict[str, Any] = case_inputs("rfc20/R.validate.yaml", "R.validate.rfc-example")[
+    "R.validate.rfc-example"
+]
 
 
 def test_example_decodes_to_four_ranks() -> None:
