@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from runner.errors import ConformanceError
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
@@ -67,7 +69,7 @@ class YamlProblem:
     message: str
 
 
-class YamlError(Exception):
+class YamlError(ConformanceError):
     """The file could not be loaded; ``problems`` says where and why."""
 
     def __init__(self, problems: Sequence[YamlProblem]) -> None:

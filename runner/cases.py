@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import runner
 from runner._schemas import schema
 from runner._yaml import YamlError, load_document
+from runner.errors import ConformanceError
 from runner.operations import OperationSpec, load_registry
 
 if TYPE_CHECKING:
@@ -49,12 +50,16 @@ class Problem:
         return f"{self.file}:{self.line}: {self.message}"
 
 
-class SuiteError(Exception):
+class SuiteError(ConformanceError):
     """The suite cannot run: ``problems`` lists every reason, with file and line."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = list(problems)
         super().__init__("\n".join(map(str, self.problems)))
+
+    def lines(self) -> list[str]:
+        """Every problem on its own line, then the verdict."""
+        return [*map(str, self.problems), f"{len(self.problems)} problem(s): the suite cannot run"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,30 @@ class Suite:
     def by_id(self) -> dict[str, Case]:
         """The cases keyed by id."""
         return {c.id: c for c in self.cases}
+
+    def digest(self) -> str:
+        """A SHA-256 of what the cases assert, whatever their files look like.
+
+        Ids, operations, inputs, expectations, levels and editions are hashed; file layout,
+        comments and descriptions are not, so two suites with the same digest judge every
+        implementation alike.
+        """
+        import hashlib
+        import json
+
+        hasher = hashlib.sha256()
+        for case in sorted(self.cases, key=lambda c: c.id):
+            record = [
+                case.id,
+                case.operation,
+                case.level,
+                case.edition,
+                case.input,
+                case.expected_json(),
+            ]
+            hasher.update(json.dumps(record, sort_keys=True, ensure_ascii=True).encode())
+            hasher.update(b"\n")
+        return hasher.hexdigest()
 
 
 def default_cases_dir() -> Path:
@@ -304,7 +333,9 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     if not root.is_dir():
         raise SuiteError([Problem(root, 1, "no such case directory")])
     registry = load_registry()
-    requirements = _load_requirements(root, problems)
+    # A case directory without its own requirements index cites the bundled one.
+    index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
+    requirements = _load_requirements(index, problems)
     cases: list[Case] = []
     seen: dict[str, Case] = {}
     for path in files if files is not None else _case_files(root):

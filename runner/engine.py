@@ -7,27 +7,27 @@ come, so reporters can stream.  A fault of the implementation never stops the ru
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
 from typing import Any
 
 from runner.adapters.base import Adapter, Reply
 from runner.cases import Case
-from runner.comparators import Oracle
+from runner.comparators import Oracle, OracleFailure
 from runner.operations import OperationSpec
 
 __all__ = [
     "CaseResult",
     "Filters",
+    "OracleFactory",
     "Outcome",
     "Summary",
     "judge",
-    "reference_oracle",
     "run_cases",
     "select",
 ]
@@ -59,6 +59,10 @@ class CaseResult:
     reason: str = ""
     diff: str = ""
     seconds: float = 0.0
+    #: Whose fault an errored result is when it is not the implementation's: ``adapter`` (the
+    #: suite's adapter code raised) or ``suite`` (a comparator or the oracle failed).  No
+    #: expectations file can excuse such a result.
+    fault: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The result as a JSON object (one line of the JSON Lines report)."""
@@ -80,32 +84,66 @@ class CaseResult:
                 out["reason"] = self.reason
             if self.diff:
                 out["diff"] = self.diff
+            if self.fault:
+                out["fault"] = self.fault
         return out
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Which cases to run; an empty tuple means no restriction."""
+    """Which cases to run; an empty tuple means no restriction.
+
+    A case runs when it belongs to ``edition`` (or to every edition), matches each inclusion
+    filter that is given (any of its values) and none of the exclusions.  Operation and id
+    values are globs; levels and tags are matched exactly.
+    """
 
     operations: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     edition: str = "seed"
+    exclude_operations: tuple[str, ...] = ()
+    exclude_ids: tuple[str, ...] = ()
+    exclude_levels: tuple[str, ...] = ()
+    exclude_tags: tuple[str, ...] = ()
 
     def accepts(self, case: Case) -> bool:
         """Whether ``case`` passes every filter."""
         if case.edition is not None and case.edition != self.edition:
             return False
-        if self.operations and not any(
-            fnmatch.fnmatchcase(case.operation, p) for p in self.operations
-        ):
+        if self.operations and not _any_glob(case.operation, self.operations):
             return False
-        if self.ids and not any(fnmatch.fnmatchcase(case.id, p) for p in self.ids):
+        if self.ids and not _any_glob(case.id, self.ids):
             return False
         if self.levels and case.level not in self.levels:
             return False
-        return not self.tags or bool(set(self.tags) & set(case.tags))
+        if self.tags and not set(self.tags) & set(case.tags):
+            return False
+        return not (
+            _any_glob(case.operation, self.exclude_operations)
+            or _any_glob(case.id, self.exclude_ids)
+            or case.level in self.exclude_levels
+            or set(self.exclude_tags) & set(case.tags)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The filters that restrict anything, as reports record them."""
+        fields = (
+            "operations",
+            "ids",
+            "levels",
+            "tags",
+            "exclude_operations",
+            "exclude_ids",
+            "exclude_levels",
+            "exclude_tags",
+        )
+        return {name: list(getattr(self, name)) for name in fields if getattr(self, name)}
+
+
+def _any_glob(name: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
 def select(cases: Iterable[Case], filters: Filters) -> list[Case]:
@@ -141,19 +179,8 @@ class Summary:
         }
 
 
-@cache
-def reference_oracle(edition: str | None = None) -> Oracle:
-    """The oracle comparators use: the bundled reference, in-process, in ``edition``.
-
-    A case that holds under one edition is judged with the reference in that edition, so
-    that (for example) a jobspec an encoder produced is validated by the same rules.
-    """
-    from reference.operations import run
-
-    def oracle(operation: str, value: Any) -> Any:
-        return run(operation, value, edition=edition)
-
-    return oracle
+#: The oracle to judge a case by, for the case's edition (see :mod:`runner.oracle`).
+OracleFactory = Callable[[str | None], Oracle]
 
 
 def _diff(expected: Any, actual: Any) -> str:
@@ -176,7 +203,8 @@ def _describe_expected(case: Case) -> str:
 def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseResult:
     """Compare ``reply`` with what ``case`` permits."""
     if reply.kind == "errored":
-        return CaseResult(case, Outcome.ERRORED, reply, reply.message)
+        fault = "adapter" if reply.adapter_fault else ""
+        return CaseResult(case, Outcome.ERRORED, reply, reply.message, fault=fault)
     if reply.kind == "unsupported":
         return CaseResult(case, Outcome.SKIPPED, reply, reply.message or "unsupported")
     if reply.kind == "error":
@@ -213,9 +241,14 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     for expected in outputs:
         try:
             reason = op.comparator(expected.value, reply.value, oracle)
-        except Exception as exc:
+        except (Exception, OracleFailure) as exc:
+            # The implementation answered; the suite could not judge the answer.
             return CaseResult(
-                case, Outcome.ERRORED, reply, f"comparator {op.comparator_name} failed: {exc!r}"
+                case,
+                Outcome.ERRORED,
+                reply,
+                f"suite defect: comparator {op.comparator_name} failed on this answer: {exc!r}",
+                fault="suite",
             )
         if reason is None:
             return CaseResult(case, Outcome.PASSED, reply)
@@ -230,13 +263,14 @@ def run_cases(
     adapter: Adapter,
     operations: Mapping[str, OperationSpec],
     *,
-    oracle: Oracle | None = None,
+    oracle: OracleFactory,
     skip: Callable[[Case], str | None] | None = None,
     decide: Callable[[CaseResult], CaseResult] | None = None,
 ) -> Iterator[CaseResult]:
     """Run every case through ``adapter``, yielding each judged result in order.
 
-    ``oracle`` defaults to the reference in each case's edition.  ``skip`` may name a
+    ``oracle`` gives the oracle comparators consult for a case's edition (usually
+    :func:`runner.oracle.reference_oracle`).  ``skip`` may name a
     reason not to run a case at all; ``decide`` may rewrite a result
     afterwards (expectations files turn failures into xfails).  The adapter must already
     be started; it is not closed here.
@@ -252,10 +286,7 @@ def run_cases(
         else:
             reply = adapter.run(case.operation, case.input, edition=case.edition)
         seconds = time.perf_counter() - start
-        result = judge(
-            case, reply, operations[case.operation], oracle or reference_oracle(case.edition)
-        )
-        result = CaseResult(
-            result.case, result.outcome, result.reply, result.reason, result.diff, seconds
+        result = dataclasses.replace(
+            judge(case, reply, operations[case.operation], oracle(case.edition)), seconds=seconds
         )
         yield decide(result) if decide else result

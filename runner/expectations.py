@@ -21,6 +21,7 @@ expectations:
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,13 +33,18 @@ import yaml
 from runner._yaml import YamlError, load_document
 from runner.cases import Case
 from runner.engine import CaseResult, Outcome
+from runner.errors import ConformanceError
 from runner.report import compact_json
 
 __all__ = ["Entry", "Expectations", "ExpectationsError", "write_baseline"]
 
 
-class ExpectationsError(Exception):
-    """The expectations file is malformed or stale."""
+class ExpectationsError(ConformanceError):
+    """The expectations file is malformed or stale (one problem a line)."""
+
+    def lines(self) -> list[str]:
+        """Each problem on its own line."""
+        return [f"error: {line}" for line in str(self).splitlines()]
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,18 @@ class Expectations:
         ids = list(case_ids)
         return [e for e in self.entries if not any(e.matches(i) for i in ids)]
 
+    def check_not_stale(self, case_ids: Iterable[str]) -> None:
+        """Raise :class:`ExpectationsError` naming every entry that matches no case."""
+        stale = self.stale(case_ids)
+        if stale:
+            raise ExpectationsError(
+                "\n".join(
+                    f"{self.path}:{entry.line}: {entry.pattern!r} matches no case "
+                    "(stale entry: remove or fix it)"
+                    for entry in stale
+                )
+            )
+
     def skip_reason(self, case: Case) -> str | None:
         """Why ``case`` is not to be run, if the file says so."""
         entry = self.entry_for(case.id)
@@ -126,11 +144,9 @@ class Expectations:
         if entry is None or entry.status != "xfail":
             return result
         where = f"{self.path}:{entry.line}"
-        if result.reply is not None and result.reply.adapter_fault:
-            reason = f"{result.reason}; {where} cannot excuse it: the adapter is at fault"
-            return CaseResult(
-                result.case, result.outcome, result.reply, reason, result.diff, result.seconds
-            )
+        if result.fault:
+            reason = f"{result.reason}; {where} cannot excuse it: the {result.fault} is at fault"
+            return dataclasses.replace(result, reason=reason)
         if result.outcome in (Outcome.FAILED, Outcome.ERRORED):
             reason = f"expected failure ({where}): {entry.reason}; this run: {result.reason}"
             return CaseResult(
@@ -150,8 +166,8 @@ def write_baseline(path: Path, results: Sequence[CaseResult], *, impl: str) -> N
     for r in results:
         if r.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.XFAILED):
             continue
-        if r.reply is not None and r.reply.adapter_fault:
-            continue  # the adapter must be fixed; nothing about the implementation to record
+        if r.fault:
+            continue  # the adapter or the suite must be fixed; nothing to record about the impl
         actual = compact_json(r.reply.to_json(), 300) if r.reply else "nothing"
         expected = compact_json(r.case.expected_json(), 300)
         entries.append(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from runner._schemas import schema
 from runner.comparators import COMPARATORS, Comparator
+from runner.errors import ConformanceError
 
 if TYPE_CHECKING:
     import jsonschema
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["OperationSpec", "RegistryError", "load_registry", "schema"]
 
 
-class RegistryError(Exception):
+class RegistryError(ConformanceError):
     """An operation registration is malformed (a bug in the suite, not in a case)."""
 
 

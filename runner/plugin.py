@@ -23,7 +23,8 @@ import pytest
 
 from runner.adapters.base import Adapter, AdapterError
 from runner.cases import Case, Suite, SuiteError, load_suite
-from runner.engine import CaseResult, Filters, Outcome, judge, reference_oracle, select
+from runner.engine import CaseResult, Filters, Outcome, judge, select
+from runner.oracle import reference_oracle
 from runner.report import compact_json
 
 __all__ = ["ConformanceFailure", "ConformanceItem"]
@@ -63,6 +64,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="GLOB",
         help="only these operations",
     )
+    group.addoption(
+        "--conformance-exclude-operation",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out these operations",
+    )
+    group.addoption(
+        "--conformance-exclude-id",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out matching case ids",
+    )
+    group.addoption(
+        "--conformance-level",
+        action="append",
+        default=[],
+        choices=("must", "should", "may", "clarification"),
+        help="only these levels",
+    )
+    group.addoption(
+        "--conformance-exclude-level",
+        action="append",
+        default=[],
+        choices=("must", "should", "may", "clarification"),
+        help="leave out these levels",
+    )
+    group.addoption(
+        "--conformance-tag", action="append", default=[], metavar="TAG", help="only these tags"
+    )
+    group.addoption(
+        "--conformance-exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="leave out cases with these tags",
+    )
     group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
 
 
@@ -77,7 +116,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SUITE] = load_suite(Path(cases) if cases else None)
     except SuiteError as exc:
         raise pytest.UsageError("flux-conformance: the suite cannot load:\n" + str(exc)) from None
-    from runner.cli import make_adapter
+    from runner.adapters.factory import make_adapter
 
     try:
         adapter = make_adapter(spec, timeout=config.getoption("conformance_timeout"))
@@ -170,9 +209,19 @@ def pytest_collection_modifyitems(
     suite = config.stash.get(_SUITE, None)
     if suite is None:
         return
+
+    def option(name: str) -> tuple[str, ...]:
+        return tuple(config.getoption(f"conformance_{name}"))
+
     filters = Filters(
-        operations=tuple(config.getoption("conformance_operation")),
+        operations=option("operation"),
+        levels=option("level"),
+        tags=option("tag"),
         edition=config.getoption("conformance_edition"),
+        exclude_operations=option("exclude_operation"),
+        exclude_ids=option("exclude_id"),
+        exclude_levels=option("exclude_level"),
+        exclude_tags=option("exclude_tag"),
     )
     by_file: dict[Path, list[Case]] = {}
     for case in select(suite.cases, filters):

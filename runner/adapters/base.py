@@ -21,6 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from runner._schemas import schema
+from runner.errors import ConformanceError
 
 if TYPE_CHECKING:
     import jsonschema
@@ -167,5 +168,5 @@ class Adapter(Protocol):
         """Release the implementation (stop a process, leave nothing behind)."""
 
 
-class AdapterError(Exception):
+class AdapterError(ConformanceError):
     """The implementation could not be loaded or started at all."""

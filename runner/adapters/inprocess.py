@@ -17,7 +17,7 @@ from typing import Any
 import reference
 from runner.adapters.base import AdapterError, Implementation, Reply, reply_from_outcome
 
-__all__ = ["InProcessAdapter", "ReferenceImplementation", "load_python_object"]
+__all__ = ["InProcessAdapter", "ReferenceImplementation", "as_implementation", "load_python_object"]
 
 
 class ReferenceImplementation:
@@ -76,7 +76,8 @@ class _FunctionImplementation:
         return self._func(operation, input, **options)
 
 
-def _as_implementation(obj: Any) -> Implementation:
+def as_implementation(obj: Any) -> Implementation:
+    """An :class:`Implementation` from an instance, a class (instantiated) or a function."""
     if isinstance(obj, type):
         try:
             obj = obj()
@@ -111,7 +112,7 @@ class InProcessAdapter:
     """Runs a Python implementation in this process."""
 
     def __init__(self, impl: Any, *, name: str | None = None) -> None:
-        self._impl = _as_implementation(impl)
+        self._impl = as_implementation(impl)
         self.name = name or str(getattr(self._impl, "name", type(self._impl).__name__))
         self.version = str(getattr(self._impl, "version", ""))
         ops = getattr(self._impl, "operations", None)

@@ -20,17 +20,23 @@ __all__ = ["FileReporter", "Header", "Reporter", "compact_json", "replay_command
 
 @dataclass(frozen=True)
 class Header:
-    """What was run, against what."""
+    """What was run, against what, with which cases: enough to compare two reports later."""
 
     implementation: str
     impl_spec: str
     version: str
-    runner_version: str
+    suite_version: str
+    suite_digest: str
     edition: str
     cases_dir: str
     selected: int
     started: str
     filters: dict[str, Any] = field(default_factory=dict)
+    expectations: str = ""
+    #: Cases of the suite left out because they belong to the other edition.
+    other_edition: int = 0
+    #: True when ``cases_dir`` was given with ``--cases`` (the replay command repeats it).
+    cases_given: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The header as JSON."""
@@ -40,13 +46,30 @@ class Header:
                 "version": self.version,
                 "spec": self.impl_spec,
             },
-            "runner": {"name": "flux-conformance", "version": self.runner_version},
+            "suite": {
+                "name": "flux-conformance",
+                "version": self.suite_version,
+                "digest": self.suite_digest,
+            },
             "edition": self.edition,
             "cases_dir": self.cases_dir,
             "selected": self.selected,
+            "other_edition": self.other_edition,
             "started": self.started,
             "filters": self.filters,
+            "expectations": self.expectations,
         }
+
+    def describe(self) -> str:
+        """One line for human readers: suite, edition, cases, filters, date."""
+        filters = "; ".join(f"{k} {', '.join(v)}" for k, v in self.filters.items())
+        return (
+            f"flux-conformance {self.suite_version} (cases {self.suite_digest[:12]}), "
+            f"edition {self.edition}, {self.selected} cases"
+            + (f" ({filters})" if filters else "")
+            + (f", expectations {self.expectations}" if self.expectations else "")
+            + f", started {self.started}"
+        )
 
 
 class Reporter(Protocol):
@@ -127,6 +150,6 @@ def replay_command(header: Header, result: CaseResult) -> str:
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
     if result.case.edition and result.case.edition != "seed":
         argv += ["--edition", result.case.edition]
-    if header.cases_dir:
+    if header.cases_given:
         argv += ["--cases", header.cases_dir]
     return shlex.join(argv)

@@ -12,11 +12,19 @@ from runner.report import FileReporter, compact_json, replay_command, verdict
 
 __all__ = ["HtmlReporter"]
 
+
+def _count_cell(outcome: Outcome, count: int, tag: str = "td") -> str:
+    """A count, coloured by its outcome only when non-zero (zero failures is good news)."""
+    css = f" class='{outcome.value}'" if count else " class='zero'"
+    return f"<{tag}{css}>{count}</{tag}>"
+
+
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
 td:first-child,th:first-child{text-align:left}
 .failed,.xpassed{color:#b00}.errored{color:#808}.passed{color:#070}.skipped,.xfailed{color:#a60}
+.zero{color:#888}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-all}
 details{margin:.4em 0}summary{cursor:pointer}
 """
@@ -32,12 +40,10 @@ class HtmlReporter(FileReporter):
         outcome = verdict(summary, interrupted=interrupted)
         head = "".join(f"<th>{o.value}</th>" for o in Outcome)
         rows = "".join(
-            f"<tr><td>{e(op)}</td>"
-            + "".join(f"<td class='{o.value}'>{c[o.value]}</td>" for o in Outcome)
-            + "</tr>"
+            f"<tr><td>{e(op)}</td>" + "".join(_count_cell(o, c[o.value]) for o in Outcome) + "</tr>"
             for op, c in sorted(summary.by_operation.items())
         )
-        total = "".join(f"<th>{summary.total[o.value]}</th>" for o in Outcome)
+        total = "".join(_count_cell(o, summary.total[o.value], "th") for o in Outcome)
         details = []
         for r in self._results:
             actual = compact_json(r.reply.to_json(), 5000) if r.reply else "-"
@@ -57,9 +63,7 @@ class HtmlReporter(FileReporter):
             f"<title>flux-conformance: {e(h.implementation)}</title>"
             f"<style>{_CSS}</style></head><body>"
             f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
-            f"<p>flux-conformance {e(h.runner_version)}, edition {e(h.edition)}, "
-            f"{h.selected} cases, "
-            f"started {e(h.started)}: <strong>{outcome}</strong>.</p>"
+            f"<p>{e(h.describe())}: <strong>{outcome}</strong>.</p>"
             f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
             + "</body></html>\n"

@@ -5,9 +5,27 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from runner.engine import Outcome, Summary
-from runner.report import FileReporter, compact_json, replay_command
+from runner.report import FileReporter, Header, compact_json, replay_command
 
 __all__ = ["JUnitReporter"]
+
+
+def _properties(header: Header) -> dict[str, str]:
+    """What the run was, as JUnit properties (so two reports can be compared later)."""
+    import json
+
+    return {
+        "suite.version": header.suite_version,
+        "suite.digest": header.suite_digest,
+        "implementation.name": header.implementation,
+        "implementation.version": header.version,
+        "implementation.spec": header.impl_spec,
+        "edition": header.edition,
+        "cases_dir": header.cases_dir,
+        "filters": json.dumps(header.filters, sort_keys=True),
+        "expectations": header.expectations,
+        "started": header.started,
+    }
 
 
 class JUnitReporter(FileReporter):
@@ -18,11 +36,15 @@ class JUnitReporter(FileReporter):
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the XML file."""
         root = ET.Element("testsuites", name=f"flux-conformance: {self.header.implementation}")
+        described = _properties(self.header)
         suites: dict[str, ET.Element] = {}
         for result in self._results:
             op = result.case.operation
             if op not in suites:
                 suites[op] = ET.SubElement(root, "testsuite", name=op)
+                properties = ET.SubElement(suites[op], "properties")
+                for name, value in described.items():
+                    ET.SubElement(properties, "property", name=name, value=value)
             suite = suites[op]
             case_el = ET.SubElement(
                 suite,

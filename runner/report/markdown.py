@@ -23,8 +23,7 @@ class MarkdownReporter(FileReporter):
         lines = [
             f"# Conformance report: {h.implementation} {h.version}".rstrip(),
             "",
-            f"flux-conformance {h.runner_version}, edition {h.edition}, {h.selected} cases, "
-            f"started {h.started}: **{outcome}**.",
+            f"{md_escape(h.describe())}: **{outcome}**.",
             "",
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
             "| --- | " + " | ".join("---:" for _ in Outcome) + " |",

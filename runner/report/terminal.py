@@ -61,10 +61,16 @@ class TerminalReporter:
         self._header = header
         version = f" {header.version}" if header.version else ""
         self.console.print(
-            f"flux-conformance {header.runner_version}: {header.selected} cases against "
+            f"flux-conformance {header.suite_version}: {header.selected} cases against "
             f"[bold]{escape(header.implementation)}{escape(version)}[/bold] "
             f"(edition {header.edition})"
         )
+        other = (
+            f"; {header.other_edition} case(s) of the other edition left out (--edition)"
+            if header.other_edition
+            else ""
+        )
+        self.console.print(f"cases: {escape(header.cases_dir)}{other}", style="dim")
         if self.console.is_terminal and not self.verbose:
             self._progress = Progress(
                 TextColumn("{task.description}"),

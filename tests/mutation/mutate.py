@@ -579,15 +579,14 @@ class SuiteHarness:
         self.cases = list(cases)
         self.names: Sequence[str] = [c.id for c in self.cases]
         self.operations = operations
-        original = run
+        from runner.adapters.inprocess import InProcessAdapter
+        from runner.comparators import Oracle
+
         #: The unmutated reference's entry point and error base (kept across the fork).
         self.original_run = run
         self.error_class: type[Exception] = FormatError
-
-        def oracle(operation: str, value: Any) -> Any:
-            return original(operation, value)
-
-        self.oracle = oracle
+        adapter = InProcessAdapter(_Original(run, FormatError))
+        self.oracles = {edition: Oracle(adapter, edition) for edition in (None, "seed", "upstream")}
 
     def execute(self, index: int) -> Any:
         """The reply of the reference imported now (mutated, in a child) to case ``index``."""
@@ -602,7 +601,8 @@ class SuiteHarness:
         from runner.engine import Outcome, judge
 
         case = self.cases[index]
-        result = judge(case, reply, self.operations[case.operation], self.oracle)
+        oracle = self.oracles[case.edition]
+        result = judge(case, reply, self.operations[case.operation], oracle)
         return result.outcome is Outcome.PASSED
 
 
@@ -1105,7 +1105,7 @@ def hunt_operations(mutant: Mutant, harness: SuiteHarness, baseline: Baseline) -
     Those of the passing cases that execute the mutant's lines; when none does, those of the
     cases that reach its module (or, for import-time code, a module using it).
     """
-    from runner.strategies import STRATEGIES
+    from runner.tools.strategies import STRATEGIES
 
     passing = [i for i, ok in enumerate(baseline.passing) if ok]
     wanted = set(mutant.lines)
@@ -1143,8 +1143,8 @@ def _hunt_child(
         os.dup2(devnull, 2)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
-        from runner.diff import differential
-        from runner.strategies import STRATEGIES
+        from runner.tools.diff import differential
+        from runner.tools.strategies import STRATEGIES
 
         tree = apply_mutant(mutant.module, source, mutant.id)
         code = compile(tree, str(run.target.path(mutant.module)), "exec")
@@ -1175,7 +1175,7 @@ def _hunt_child(
                     seconds=each,
                     seed=seed,
                     max_found=1,
-                    oracle=harness.oracle,
+                    oracle=harness.oracles[None],
                     strategy=strategy,
                 )
                 reply["evaluated"] += found.evaluated

@@ -14,10 +14,9 @@ from reference.errors import FormatError, InvalidError, LimitError, ParseError
 from reference.operations import run
 from reference.shape import MAX_DEPTH, count_to_shape, parse_shape, render_shape
 from runner.comparators import COMPARATORS
+from runner.oracle import reference_oracle
 
-
-def oracle(operation: str, value: Any) -> Any:
-    return run(operation, value)
+oracle = reference_oracle()
 
 
 # -- examples and rules ------------------------------------------------------------------------

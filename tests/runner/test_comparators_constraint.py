@@ -6,12 +6,10 @@ from typing import Any
 
 import pytest
 
-from reference.operations import run
 from runner.comparators import COMPARATORS
+from runner.oracle import reference_oracle
 
-
-def oracle(operation: str, value: Any) -> Any:
-    return run(operation, value)
+oracle = reference_oracle()
 
 
 def p(*names: str) -> dict[str, Any]:

@@ -13,7 +13,8 @@ import pytest
 from support import MINI
 
 from runner.cli import main, make_adapter
-from runner.compare import run_matrix
+from runner.report.matrix import matrix_html, matrix_markdown
+from runner.tools.compare import run_matrix
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def matrix(mini_suite):
 
 
 def test_markdown_totals_and_rows(matrix):
-    text = matrix.to_markdown()
+    text = matrix_markdown(matrix)
     assert "| RFC 22 | idset.decode | 5/5 | 0/5 (5 fail) | 0/5 (5 errored) |" in text
     assert "| `mini.range` | must | pass | **fail** | **errored** |" in text
     assert text.count("| `mini.") == 5
@@ -42,8 +43,8 @@ def test_markdown_hides_rows_that_pass_everywhere(mini_suite):
         make_adapter=make_adapter,
         expectations={},
     )
-    assert "| `mini." not in m.to_markdown()
-    assert m.to_markdown(all_rows=True).count("| `mini.") == 5
+    assert "| `mini." not in matrix_markdown(m)
+    assert matrix_markdown(m, all_rows=True).count("| `mini.") == 5
 
 
 def test_cli_compare_writes_both(tmp_path, capsys):
@@ -90,7 +91,7 @@ def test_expectations_per_implementation(tmp_path, capsys):
 
 
 def test_html_embeds_data_safely(matrix):
-    page = matrix.to_html()
+    page = matrix_html(matrix)
     data = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
     assert data is not None
     loaded = json.loads(data.group(1))
@@ -142,7 +143,7 @@ def test_html_page_in_a_real_browser(matrix, tmp_path):
         if os.environ.get("FLUX_CONFORMANCE_REQUIRE_BROWSER"):
             pytest.fail("no chromium on PATH, and this run requires the browser test")
         pytest.skip("no chromium on PATH")
-    page = matrix.to_html().replace("</body>", DRIVER + "</body>")
+    page = matrix_html(matrix).replace("</body>", DRIVER + "</body>")
     path = tmp_path / "matrix.html"
     path.write_text(page, encoding="utf-8")
     proc = subprocess.run(

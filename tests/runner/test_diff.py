@@ -18,16 +18,10 @@ from runner.adapters.base import Reply
 from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
 from runner.cases import load_suite
 from runner.cli import main
-from runner.diff import (
-    REQUIREMENT_PLACEHOLDER,
-    DiffResult,
-    Disagreement,
-    compare_replies,
-    differential,
-    render_cases,
-)
 from runner.operations import load_registry
-from runner.strategies import STRATEGIES
+from runner.tools.diff import DiffResult, Disagreement, compare_replies, differential
+from runner.tools.diff_cases import REQUIREMENT_PLACEHOLDER, render_cases
+from runner.tools.strategies import STRATEGIES
 
 
 def _reference(operation: str, value: Any) -> dict[str, Any]:
@@ -141,7 +135,7 @@ def test_bounded_by_max_found() -> None:
 
 
 def test_compare_replies_uses_the_operation_comparator() -> None:
-    from runner.engine import reference_oracle
+    from runner.oracle import reference_oracle
 
     op = load_registry()["idset.encode"]
     oracle = reference_oracle()
@@ -311,7 +305,7 @@ def test_cli_diff_same_seed_same_file(
 
 
 def test_compare_replies_survives_a_very_deep_output() -> None:
-    from runner.engine import reference_oracle
+    from runner.oracle import reference_oracle
 
     deep: Any = [{"type": "a", "count": 1}]
     for _ in range(10_000):

@@ -16,6 +16,7 @@ from runner.adapters.base import AdapterError
 from runner.adapters.subprocess import MAX_LINE_BYTES, SubprocessAdapter
 from runner.cases import Suite
 from runner.engine import Outcome, run_cases
+from runner.oracle import reference_oracle
 
 
 def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
@@ -23,7 +24,7 @@ def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
     with contextlib.suppress(AdapterError):
         adapter.start()
     try:
-        results = list(run_cases(suite.cases, adapter, suite.operations))
+        results = list(run_cases(suite.cases, adapter, suite.operations, oracle=reference_oracle))
     finally:
         proc = adapter._proc
         adapter.close()
@@ -130,7 +131,9 @@ def test_missing_command_is_errored_not_raised(mini_suite):
     adapter = SubprocessAdapter("/nonexistent/implementation --flag", timeout=1)
     with pytest.raises(AdapterError, match="cannot start"):
         adapter.start()
-    results = list(run_cases(mini_suite.cases, adapter, mini_suite.operations))
+    results = list(
+        run_cases(mini_suite.cases, adapter, mini_suite.operations, oracle=reference_oracle)
+    )
     assert {r.outcome for r in results} == {Outcome.ERRORED}
     adapter.close()
 
@@ -230,7 +233,11 @@ def test_deep_input_is_errored_when_it_cannot_be_written(mini_suite):
     adapter = SubprocessAdapter(fake_command("good"), timeout=5)
     adapter.start()
     try:
-        results = list(run_cases([case, *mini_suite.cases], adapter, mini_suite.operations))
+        results = list(
+            run_cases(
+                [case, *mini_suite.cases], adapter, mini_suite.operations, oracle=reference_oracle
+            )
+        )
     finally:
         adapter.close()
     assert results[0].outcome is Outcome.ERRORED
@@ -243,7 +250,7 @@ def test_serve_answers_a_too_deep_request_with_its_seq():
     import json
 
     from runner.adapters.inprocess import ReferenceImplementation
-    from runner.serve import serve
+    from runner.tools.serve import serve
 
     deep = '{"not":[' * 20_000 + "{}" + "]}" * 20_000
     line = (

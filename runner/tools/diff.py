@@ -1,61 +1,38 @@
-"""``flux-conformance diff``: differential testing of one implementation against another.
+"""The search behind ``flux-conformance diff``: where two implementations disagree.
 
-Hypothesis generates inputs for one operation (:mod:`runner.strategies`: valid and
+Hypothesis generates inputs for one operation (:mod:`runner.tools.strategies`: valid and
 near-valid), both implementations answer each, and the answers are compared the way the
 suite compares an answer with a case: the operation's comparator for two outputs, the
-category for two errors.  Every disagreement is shrunk by hypothesis to a minimal input and
-written as a case YAML for a person to review, its expected outcome taken from the
-``--against`` implementation (the reference by default).
+category for two errors.  Every disagreement is shrunk by hypothesis to a minimal input;
+:mod:`runner.tools.diff_cases` writes them as case YAML for a person to review, and
+:mod:`runner.commands.diff` is the command.
 
 Finding several distinct disagreements: the search runs in rounds.  In each round the test
 fails only on a disagreement of a new kind -- a new pair of outcome kinds (``output``, or
 the error category), or the same pair on an input whose punctuation does not include that
 of a known finding's input -- so hypothesis shrinks towards a new kind of disagreement, and
-the next round looks for another.  Rounds
-stop when one finds nothing new, at ``--max`` disagreements, or when ``--seconds`` run out.
-``--examples`` bounds the inputs generated per round.  With ``--seed`` the whole search is
-deterministic (hypothesis's ``seed``, no example database); without it a seed is drawn and
-printed, so any run can be replayed.
-
-Exit status: 0 no disagreement, 1 some found, 2 usage (unknown operation, no strategy for
-it, an implementation that cannot load, hypothesis missing).
+the next round looks for another.  Rounds stop when one finds nothing new, at ``max_found``
+disagreements, or when ``seconds`` run out.  ``examples`` bounds the inputs generated per
+round.  With a seed the whole search is deterministic (hypothesis's ``seed``, no example
+database).
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import json
-import random
 import re
 import time
 import unittest
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import yaml
-
-from runner.adapters.base import Adapter, AdapterError, Reply
+from runner.adapters.base import Adapter, Reply
 from runner.comparators import Oracle
 from runner.operations import OperationSpec, load_registry
 
-__all__ = [
-    "DiffResult",
-    "Disagreement",
-    "add_parser",
-    "cmd_diff",
-    "compare_replies",
-    "differential",
-    "render_cases",
-]
-
-EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-
-#: Placeholder written when no requirement id can be proposed; the suite refuses to load it.
-REQUIREMENT_PLACEHOLDER = "REVIEWER-MUST-FILL-IN-A-REQUIREMENT-ID"
+__all__ = ["DiffResult", "Disagreement", "compare_replies", "differential"]
 
 
 @dataclass(frozen=True)
@@ -342,11 +319,11 @@ def differential(
     """Search for inputs of ``operation`` on which ``impl`` and ``against`` disagree.
 
     Both adapters must be started.  ``strategy`` overrides the operation's strategy from
-    :data:`runner.strategies.STRATEGIES` (tests use it).  Raises :class:`ImportError` when
+    :data:`runner.tools.strategies.STRATEGIES` (tests use it).  Raises :class:`ImportError` when
     hypothesis is missing and :class:`KeyError` when no strategy exists for ``operation``.
     """
-    from runner.engine import reference_oracle
-    from runner.strategies import STRATEGIES
+    from runner.oracle import reference_oracle
+    from runner.tools.strategies import STRATEGIES
 
     op = load_registry()[operation]
     strategy = strategy if strategy is not None else STRATEGIES[operation]()
@@ -376,230 +353,3 @@ def differential(
     result.seconds = time.monotonic() - start
     result.out_of_time = result.out_of_time or time.monotonic() >= search.deadline
     return result
-
-
-# -- writing cases ---------------------------------------------------------------------------
-
-
-class _CaseDumper(yaml.SafeDumper):
-    """Double-quotes every string, so no YAML 1.1 reading ("no", "1e3", "0755") can bite."""
-
-
-def _quoted(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-
-
-_CaseDumper.add_representer(str, _quoted)
-
-
-def _flow(value: Any) -> str:
-    """``value`` as one line of flow-style YAML, every string double-quoted."""
-    text = yaml.dump(
-        value,
-        Dumper=_CaseDumper,
-        default_flow_style=True,
-        allow_unicode=True,
-        width=2**31,
-        explicit_end=False,
-    )
-    return text.removesuffix("\n...\n").strip()
-
-
-def _general_requirement(operation: str, cases_dir: Path | None) -> str | None:
-    """The requirement the operation's existing cases cite most (None if none can be read)."""
-    from runner.cases import SuiteError, load_suite
-
-    try:
-        suite = load_suite(cases_dir)
-    except (SuiteError, OSError):
-        return None
-    cited = Counter(
-        req for case in suite.cases if case.operation == operation for req in case.requirements
-    )
-    return cited.most_common(1)[0][0] if cited else None
-
-
-def _case_id(operation: str, value: Any) -> str:
-    digest = hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{operation}.diff-{digest}"
-
-
-def _compact(reply: Reply) -> str:
-    if reply.kind == "output":
-        text = "output " + json.dumps(reply.value, ensure_ascii=False)
-        return text if len(text) <= 120 else text[:117] + "..."
-    if reply.kind == "error":
-        return f"error {reply.value}"
-    return reply.kind
-
-
-def render_cases(
-    result: DiffResult,
-    *,
-    impl_name: str,
-    against_name: str,
-    requirement: str | None,
-) -> str:
-    """The disagreements of ``result`` as a case file, with the reviewer's work marked."""
-    requirement_note = (
-        f"# requirements: {requirement!r} is the requirement the existing {result.operation}\n"
-        "#   cases cite most, proposed as the most general one: replace it with the precise\n"
-        "#   requirement(s) each case exercises.\n"
-        if requirement
-        else f"# requirements: {REQUIREMENT_PLACEHOLDER} is a placeholder: the suite will not\n"
-        "#   load this file until each case cites requirement ids that exist.\n"
-    )
-    lines = [
-        f"# Found by: flux-conformance diff --impl {impl_name} --against {against_name} "
-        f"--operation {result.operation} --seed {result.seed}",
-        "# Ready to review, not to commit as is.  For each case:",
-        f"# - the expected outcome is what {against_name} answered: check it against the spec;",
-        "# - choose the `level` (must, should, may; clarification with one_of when the text",
-        "#   leaves room); left out, it means must;",
-        requirement_note.rstrip("\n"),
-        f"operation: {json.dumps(result.operation)}",
-        "cases:",
-    ]
-    written = 0
-    for found in result.disagreements:
-        if found.expected.kind not in ("output", "error"):
-            lines.append(
-                f"  # not written: {against_name} answered {_compact(found.expected)} for "
-                f"input {json.dumps(found.input, ensure_ascii=False)}"
-            )
-            continue
-        fields = {
-            "id": _case_id(result.operation, found.input),
-            "description": (
-                f"Found by flux-conformance diff (seed {result.seed}): {impl_name} answers "
-                f"{_compact(found.actual)}, {against_name} answers {_compact(found.expected)}. "
-                "Reviewer: say why the spec demands the expected outcome."
-            ),
-            "input": found.input,
-            found.expected.kind: found.expected.value,
-            "requirements": [requirement or REQUIREMENT_PLACEHOLDER],
-        }
-        lines.append("  # level: reviewer to choose (must | should | may | clarification)")
-        for index, (key, value) in enumerate(fields.items()):
-            lines.append(f"{'  - ' if index == 0 else '    '}{key}: {_flow(value)}")
-        written += 1
-    if not written:
-        lines[-1] = "cases: []"
-    return "\n".join(lines) + "\n"
-
-
-# -- the command -----------------------------------------------------------------------------
-
-
-def cmd_diff(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """Run the differential search and write the cases it finds."""
-    from runner.cli import make_adapter
-
-    try:
-        import hypothesis  # noqa: F401
-    except ImportError:
-        print(
-            "error: diff needs hypothesis: pip install 'flux-conformance[diff]'",
-            file=err,
-        )
-        return EXIT_USAGE
-    from runner.strategies import STRATEGIES
-
-    registry = load_registry()
-    if args.operation not in registry:
-        print(f"error: unknown operation {args.operation!r}", file=err)
-        return EXIT_USAGE
-    if args.operation not in STRATEGIES:
-        print(
-            f"error: diff has no input strategy for {args.operation}; it has: "
-            + ", ".join(sorted(STRATEGIES)),
-            file=err,
-        )
-        return EXIT_USAGE
-    if args.examples < 1 or args.seconds <= 0:
-        print("error: --examples and --seconds must be positive", file=err)
-        return EXIT_USAGE
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    adapters: list[Adapter] = []
-    try:
-        for spec in (args.impl, args.against):
-            adapter = make_adapter(spec, timeout=args.timeout)
-            adapters.append(adapter)
-            adapter.start()
-            if not adapter.supports(args.operation):
-                print(f"error: {spec} does not support {args.operation}", file=err)
-                return EXIT_USAGE
-        impl, against = adapters
-        result = differential(
-            args.operation,
-            impl,
-            against,
-            examples=args.examples,
-            seconds=args.seconds,
-            seed=seed,
-            max_found=args.max,
-        )
-    except AdapterError as exc:
-        print(f"error: {exc}", file=err)
-        return EXIT_USAGE
-    finally:
-        for adapter in adapters:
-            adapter.close()
-    _summarise(result, args, err)
-    if result.disagreements:
-        text = render_cases(
-            result,
-            impl_name=args.impl,
-            against_name=args.against,
-            requirement=_general_requirement(
-                args.operation, Path(args.cases) if args.cases else None
-            ),
-        )
-        if args.out:
-            Path(args.out).write_text(text, encoding="utf-8")
-            print(f"wrote {len(result.disagreements)} case(s) to {args.out}", file=err)
-        else:
-            out.write(text)
-    return EXIT_FOUND if result.disagreements else EXIT_OK
-
-
-def _summarise(result: DiffResult, args: argparse.Namespace, err: IO[str]) -> None:
-    print(
-        f"diff {args.impl} against {args.against} on {result.operation}: "
-        f"{result.evaluated} distinct inputs in {result.rounds} round(s), "
-        f"{result.seconds:.1f}s, seed {result.seed}"
-        + (" (stopped by --seconds)" if result.out_of_time else ""),
-        file=err,
-    )
-    for side, count in sorted(result.incomparable.items()):
-        name = args.impl if side == "impl" else args.against
-        print(f"  {count} input(s) not compared: {name} answered unsupported", file=err)
-    for found in result.disagreements:
-        print(
-            f"  disagreement on {json.dumps(found.input, ensure_ascii=False)}: "
-            f"{args.impl} {found.reason}",
-            file=err,
-        )
-    if not result.disagreements:
-        print("  no disagreement found", file=err)
-
-
-def add_parser(sub: Any) -> None:
-    """Register the ``diff`` subcommand on the CLI's subparsers."""
-    p = sub.add_parser(
-        "diff",
-        help="differential testing: generated inputs, two implementations, minimal disagreements",
-    )
-    p.add_argument("--impl", required=True, help="the implementation under test")
-    p.add_argument(
-        "--against", default="reference", help="the implementation trusted for expected outcomes"
-    )
-    p.add_argument("-o", "--operation", required=True, help="the operation to test")
-    p.add_argument("--examples", type=int, default=500, help="inputs generated per search round")
-    p.add_argument("--seconds", type=float, default=60.0, help="time budget of the whole run")
-    p.add_argument("--seed", type=int, help="make the search deterministic (default: random)")
-    p.add_argument("--max", type=int, default=10, help="stop after this many disagreements")
-    p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
-    p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
-    p.set_defaults(func=cmd_diff)

@@ -20,7 +20,8 @@ from typing import Any
 
 from runner.adapters.base import AdapterError, Reply
 from runner.cases import Case, Expected, Suite
-from runner.engine import Outcome, judge, reference_oracle
+from runner.engine import Outcome, judge
+from runner.oracle import reference_oracle
 from runner.report import compact_json
 
 __all__ = ["Reading", "clarify_report", "collect_readings", "shipped_findings"]

@@ -1,0 +1,38 @@
+"""From an ``--impl`` value to an adapter: the one place that knows the spellings.
+
+``reference`` (the bundled reference, in-process), a name of :data:`runner.adapters.KNOWN` (a
+shipped third-party adapter), ``python:module:object`` (in-process) or ``exec:COMMAND`` (a
+subprocess speaking the JSON Lines protocol).
+"""
+
+from __future__ import annotations
+
+from runner.adapters.base import Adapter, AdapterError
+
+__all__ = ["make_adapter"]
+
+
+def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
+    """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``)."""
+    from runner.adapters import KNOWN
+    from runner.adapters.inprocess import (
+        InProcessAdapter,
+        ReferenceImplementation,
+        load_python_object,
+    )
+    from runner.adapters.subprocess import SubprocessAdapter
+
+    if spec == "reference":
+        return InProcessAdapter(ReferenceImplementation())
+    if spec in KNOWN:
+        return InProcessAdapter(load_python_object(KNOWN[spec]), name=spec)
+    kind, sep, rest = spec.partition(":")
+    if sep and kind == "python":
+        return InProcessAdapter(load_python_object(rest))
+    if sep and kind == "exec":
+        return SubprocessAdapter(rest, timeout=timeout)
+    raise AdapterError(
+        f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
+        f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
+        f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"
+    )

@@ -1,0 +1,191 @@
+"""What the commands share: the case selection options, loading the suite, shipped expectations."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import filecmp
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from runner.errors import ConformanceError
+
+if TYPE_CHECKING:
+    from runner.cases import Case, Suite
+    from runner.engine import Filters
+
+__all__ = [
+    "LEVELS",
+    "UsageError",
+    "add_cases_option",
+    "add_selection",
+    "checkout_drift",
+    "filters_of",
+    "load",
+    "selected",
+    "shipped_expectations",
+]
+
+# The levels of a case (runner.cases.LEVELS, repeated so that `serve` need not load it).
+LEVELS = ("must", "should", "may", "clarification")
+
+
+class UsageError(ConformanceError):
+    """The command line asks for something that cannot be done."""
+
+
+def add_cases_option(p: argparse.ArgumentParser) -> None:
+    """``--cases DIR``."""
+    p.add_argument(
+        "--cases",
+        metavar="DIR",
+        help="case directory (default: the bundled suite; a directory without its own "
+        "requirements/ cites the bundled requirements index)",
+    )
+
+
+def add_selection(p: argparse.ArgumentParser) -> None:
+    """The options that select cases, inclusions and exclusions alike."""
+    add_cases_option(p)
+    p.add_argument(
+        "-o",
+        "--operation",
+        action="append",
+        metavar="GLOB",
+        help="only these operations (glob; repeatable), e.g. 'idset.*'",
+    )
+    p.add_argument(
+        "--id", action="append", metavar="GLOB", help="only case ids matching (repeatable)"
+    )
+    p.add_argument(
+        "--level", action="append", choices=LEVELS, help="only these levels (repeatable)"
+    )
+    p.add_argument(
+        "--tag", action="append", metavar="TAG", help="only cases with this tag (repeatable)"
+    )
+    p.add_argument(
+        "--exclude-operation",
+        action="append",
+        metavar="GLOB",
+        help="leave out these operations (glob; repeatable)",
+    )
+    p.add_argument(
+        "--exclude-id", action="append", metavar="GLOB", help="leave out matching case ids"
+    )
+    p.add_argument(
+        "--exclude-level", action="append", choices=LEVELS, help="leave out these levels"
+    )
+    p.add_argument(
+        "--exclude-tag", action="append", metavar="TAG", help="leave out cases with this tag"
+    )
+    p.add_argument(
+        "--edition",
+        choices=("seed", "upstream"),
+        default="seed",
+        help="RFC 14 range-dict edition whose cases run (default: seed)",
+    )
+
+
+def filters_of(args: argparse.Namespace) -> Filters:
+    """The :class:`~runner.engine.Filters` the selection options describe."""
+    from runner.engine import Filters
+
+    def values(name: str) -> tuple[str, ...]:
+        return tuple(getattr(args, name, None) or ())
+
+    return Filters(
+        operations=values("operation"),
+        ids=values("id"),
+        levels=values("level"),
+        tags=values("tag"),
+        edition=getattr(args, "edition", "seed"),
+        exclude_operations=values("exclude_operation"),
+        exclude_ids=values("exclude_id"),
+        exclude_levels=values("exclude_level"),
+        exclude_tags=values("exclude_tag"),
+    )
+
+
+def load(args: argparse.Namespace) -> Suite:
+    """Load the suite ``--cases`` names (default: the bundled one); raises ``SuiteError``."""
+    from runner.cases import load_suite
+
+    return load_suite(Path(args.cases) if getattr(args, "cases", None) else None)
+
+
+def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
+    """The cases the options select, and how many the edition alone left out.
+
+    Raises :class:`UsageError` when nothing is selected.
+    """
+    from runner.engine import select
+
+    filters = filters_of(args)
+    cases = select(suite.cases, filters)
+    if not cases:
+        raise UsageError("no case matches the filters")
+    other = sum(1 for c in suite.cases if c.edition is not None and c.edition != filters.edition)
+    return cases, other
+
+
+def shipped_expectations(impl: str) -> Path | None:
+    """The expectations file shipped with a named adapter (``--impl clustershell``), if any."""
+    folder = resources.files("runner").joinpath("adapters").joinpath("thirdparty")
+    candidate = folder.joinpath("expectations").joinpath(f"{impl}.yaml")
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        if candidate.is_file():
+            return Path(str(candidate))
+    return None
+
+
+def checkout_drift(cases_dir: Path, cwd: Path | None = None) -> str | None:
+    """A warning when run inside a checkout whose ``cases/`` differ from the ones being read.
+
+    After ``pip install .`` the installed copy of the cases is read, and edits to the
+    checkout's ``cases/`` are silently ignored; this says so (``pip install -e .`` or
+    ``--cases cases`` reads the checkout).
+    """
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "cases"
+        if (folder / "pyproject.toml").is_file() and (candidate / "requirements").is_dir():
+            break
+    else:
+        return None
+    candidate = candidate.resolve()
+    if candidate == cases_dir.resolve():
+        return None
+    if _same_tree(candidate, cases_dir):
+        return None
+    return (
+        f"warning: this checkout's {candidate} differs from the cases being read "
+        f"({cases_dir}); use `pip install -e .` or `--cases {candidate}` to run your edits"
+    )
+
+
+def _same_tree(a: Path, b: Path) -> bool:
+    compared = filecmp.dircmp(a, b, ignore=["__pycache__"])
+    stack = [compared]
+    while stack:
+        node = stack.pop()
+        if node.left_only or node.right_only or node.diff_files or node.funny_files:
+            return False
+        _, mismatch, errors = filecmp.cmpfiles(
+            node.left, node.right, node.common_files, shallow=False
+        )
+        if mismatch or errors:
+            return False
+        stack.extend(node.subdirs.values())
+    return True
+
+
+@contextlib.contextmanager
+def opened(path: str | None, out: IO[str]) -> Iterator[IO[str]]:
+    """``out`` for ``-`` or no path, else the file (written as UTF-8)."""
+    if not path or path == "-":
+        yield out
+        return
+    with Path(path).open("w", encoding="utf-8") as stream:
+        yield stream

@@ -1,0 +1,49 @@
+"""``flux-conformance clarify``: the open points of the specs, for their authors."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import IO
+
+from runner.commands._common import add_cases_option, load
+from runner.errors import EXIT_OK
+
+__all__ = ["add_parser", "main"]
+
+
+def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Render the clarification cases (and shipped findings) for spec authors."""
+    from runner.adapters.factory import make_adapter
+    from runner.tools.clarify import clarify_report, collect_readings
+
+    del err
+    suite = load(args)
+    for impl in args.impl or ():
+        make_adapter(impl, timeout=args.timeout)
+    readings = collect_readings(
+        suite, args.impl or [], lambda spec: make_adapter(spec, timeout=args.timeout)
+    )
+    argv = ["flux-conformance", "clarify", *(f"--impl={i}" for i in args.impl or ())]
+    text = clarify_report(suite, readings, fmt=args.format, command=" ".join(argv))
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text, file=out, end="")
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``clarify``."""
+    p = sub.add_parser("clarify", help="report the open points of the specs for their authors")
+    p.add_argument(
+        "--impl",
+        action="append",
+        metavar="IMPL",
+        help="also show which reading this implementation takes (repeatable)",
+    )
+    add_cases_option(p)
+    p.add_argument("--format", choices=("markdown", "rst"), default="markdown")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.set_defaults(func=main)

@@ -1,0 +1,28 @@
+"""``flux-conformance coverage``: the share of each spec's requirements that cases cite."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from runner.commands._common import add_cases_option, load
+from runner.errors import EXIT_OK
+
+__all__ = ["add_parser", "main"]
+
+
+def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Per spec: the share of requirements some case cites, and which have none."""
+    from runner.tools.coverage import coverage_report
+
+    del err
+    print(coverage_report(load(args), missing=not args.summary), file=out, end="")
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``coverage``."""
+    p = sub.add_parser("coverage", help="requirements covered by cases, per spec")
+    add_cases_option(p)
+    p.add_argument("--summary", action="store_true", help="only the per-spec shares")
+    p.set_defaults(func=main)

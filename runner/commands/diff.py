@@ -1,0 +1,131 @@
+"""``flux-conformance diff``: differential testing of one implementation against another.
+
+Generated inputs for one operation go to both implementations; each disagreement is shrunk to
+a minimal input and written as a case for review, its expected outcome taken from the
+``--against`` implementation (the reference by default); see :mod:`runner.tools.diff`.
+Without ``--seed`` a seed is drawn and printed, so any run can be replayed.
+
+Exit status: 0 no disagreement, 1 some found, 2 usage (unknown operation, no strategy for
+it, an implementation that cannot load, hypothesis missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+from typing import IO, Any
+
+from runner.adapters.base import Adapter
+from runner.commands._common import UsageError
+from runner.errors import EXIT_FAILED, EXIT_OK
+
+__all__ = ["add_parser", "main"]
+
+#: Exit status when disagreements were found.
+EXIT_FOUND = EXIT_FAILED
+
+
+def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Run the differential search and write the cases it finds."""
+    from runner.adapters.factory import make_adapter
+    from runner.operations import load_registry
+
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        raise UsageError("diff needs hypothesis: pip install 'flux-conformance[diff]'") from None
+    from runner.tools.diff import differential
+    from runner.tools.diff_cases import general_requirement, render_cases
+    from runner.tools.strategies import STRATEGIES
+
+    if args.operation not in load_registry():
+        raise UsageError(f"unknown operation {args.operation!r}")
+    if args.operation not in STRATEGIES:
+        raise UsageError(
+            f"diff has no input strategy for {args.operation}; it has: "
+            + ", ".join(sorted(STRATEGIES))
+        )
+    if args.examples < 1 or args.seconds <= 0:
+        raise UsageError("--examples and --seconds must be positive")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    adapters: list[Adapter] = []
+    try:
+        for spec in (args.impl, args.against):
+            adapter = make_adapter(spec, timeout=args.timeout)
+            adapters.append(adapter)
+            adapter.start()
+            if not adapter.supports(args.operation):
+                raise UsageError(f"{spec} does not support {args.operation}")
+        impl, against = adapters
+        result = differential(
+            args.operation,
+            impl,
+            against,
+            examples=args.examples,
+            seconds=args.seconds,
+            seed=seed,
+            max_found=args.max,
+        )
+    finally:
+        for adapter in adapters:
+            adapter.close()
+    _summarise(result, args, err)
+    if result.disagreements:
+        text = render_cases(
+            result,
+            impl_name=args.impl,
+            against_name=args.against,
+            requirement=general_requirement(
+                args.operation, Path(args.cases) if args.cases else None
+            ),
+        )
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"wrote {len(result.disagreements)} case(s) to {args.out}", file=err)
+        else:
+            out.write(text)
+    return EXIT_FOUND if result.disagreements else EXIT_OK
+
+
+def _summarise(result: Any, args: argparse.Namespace, err: IO[str]) -> None:
+    print(
+        f"diff {args.impl} against {args.against} on {result.operation}: "
+        f"{result.evaluated} distinct inputs in {result.rounds} round(s), "
+        f"{result.seconds:.1f}s, seed {result.seed}"
+        + (" (stopped by --seconds)" if result.out_of_time else ""),
+        file=err,
+    )
+    for side, count in sorted(result.incomparable.items()):
+        name = args.impl if side == "impl" else args.against
+        print(f"  {count} input(s) not compared: {name} answered unsupported", file=err)
+    for found in result.disagreements:
+        print(
+            f"  disagreement on {json.dumps(found.input, ensure_ascii=False)}: "
+            f"{args.impl} {found.reason}",
+            file=err,
+        )
+    if not result.disagreements:
+        print("  no disagreement found", file=err)
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``diff`` subcommand on the CLI's subparsers."""
+    p = sub.add_parser(
+        "diff",
+        help="differential testing: generated inputs, two implementations, minimal disagreements",
+    )
+    p.add_argument("--impl", required=True, help="the implementation under test")
+    p.add_argument(
+        "--against", default="reference", help="the implementation trusted for expected outcomes"
+    )
+    p.add_argument("-o", "--operation", required=True, help="the operation to test")
+    p.add_argument("--examples", type=int, default=500, help="inputs generated per search round")
+    p.add_argument("--seconds", type=float, default=60.0, help="time budget of the whole run")
+    p.add_argument("--seed", type=int, help="make the search deterministic (default: random)")
+    p.add_argument("--max", type=int, default=10, help="stop after this many disagreements")
+    p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
+    p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
+    p.set_defaults(func=main)

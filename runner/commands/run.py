@@ -1,0 +1,190 @@
+"""``flux-conformance run``: the selected cases against one implementation, with reports.
+
+Expectations: ``--expectations FILE`` gives an implementation's known failures.  Without it, a
+shipped adapter (``--impl clustershell``, ...) is held to the expectations file that ships with
+it, exactly as ``compare`` does; ``--no-shipped-expectations`` runs it bare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import runner
+from runner.adapters.base import AdapterError
+from runner.commands._common import (
+    add_selection,
+    checkout_drift,
+    filters_of,
+    load,
+    selected,
+    shipped_expectations,
+)
+from runner.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from runner.report import Reporter
+
+__all__ = ["add_parser", "main"]
+
+
+@contextlib.contextmanager
+def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter]]:
+    from runner.report.jsonl import JsonLinesReporter
+    from runner.report.junit import JUnitReporter
+    from runner.report.markdown import MarkdownReporter
+    from runner.report.terminal import TerminalReporter
+
+    reporters: list[Reporter] = []
+    with contextlib.ExitStack() as stack:
+        if args.json == "-":
+            reporters.append(JsonLinesReporter(out))
+        else:
+            reporters.append(
+                TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips)
+            )
+            if args.json:
+                stream = stack.enter_context(Path(args.json).open("w", encoding="utf-8"))
+                reporters.append(JsonLinesReporter(stream))
+        if args.junit:
+            reporters.append(JUnitReporter(Path(args.junit)))
+        if args.markdown:
+            reporters.append(MarkdownReporter(Path(args.markdown)))
+        if args.html:
+            from runner.report.html import HtmlReporter
+
+            reporters.append(HtmlReporter(Path(args.html)))
+        if args.badge:
+            from runner.report.badge import BadgeReporter
+
+            reporters.append(BadgeReporter(Path(args.badge)))
+        yield reporters
+
+
+def _expectations_path(args: argparse.Namespace) -> Path | None:
+    if args.expectations:
+        return Path(args.expectations)
+    if args.no_shipped_expectations:
+        return None
+    return shipped_expectations(args.impl)
+
+
+def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Run the selected cases against one implementation and report."""
+    from runner.adapters.factory import make_adapter
+    from runner.engine import Summary, run_cases
+    from runner.oracle import reference_oracle
+    from runner.report import Header
+
+    suite = load(args)
+    cases, other_edition = selected(suite, args)
+    warning = checkout_drift(suite.root)
+    if warning:
+        print(warning, file=err)
+    decide = skip = None
+    path = _expectations_path(args)
+    if path is not None:
+        from runner.expectations import Expectations
+
+        expectations = Expectations.load(path)
+        expectations.check_not_stale(c.id for c in suite.cases)
+        decide, skip = expectations.decide, expectations.skip_reason
+    adapter = make_adapter(args.impl, timeout=args.timeout)
+    try:
+        adapter.start()
+    except AdapterError as exc:
+        # Still run: every case is reported (errored), so the report is complete.
+        print(f"warning: {exc}", file=err)
+    header = Header(
+        implementation=adapter.name,
+        impl_spec=args.impl,
+        version=adapter.version,
+        suite_version=runner.__version__,
+        suite_digest=suite.digest(),
+        edition=args.edition,
+        cases_dir=str(suite.root),
+        cases_given=bool(args.cases),
+        selected=len(cases),
+        other_edition=other_edition,
+        started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        filters=filters_of(args).to_json(),
+        expectations=str(path) if path else "",
+    )
+    summary = Summary()
+    interrupted = False
+    results = []
+    with _reporters(args, out) as reporters:
+        for reporter in reporters:
+            reporter.start(header)
+        try:
+            for result in run_cases(
+                cases,
+                adapter,
+                suite.operations,
+                oracle=reference_oracle,
+                skip=skip,
+                decide=decide,
+            ):
+                summary.add(result)
+                results.append(result)
+                for reporter in reporters:
+                    reporter.case(result)
+                if args.exitfirst and result.outcome.is_bad:
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            adapter.close()
+            for reporter in reporters:
+                reporter.finish(summary, interrupted=interrupted)
+    if args.write_expectations:
+        from runner.expectations import write_baseline
+
+        write_baseline(Path(args.write_expectations), results, impl=adapter.name)
+        print(f"wrote {args.write_expectations}", file=err)
+    if interrupted:
+        return 130
+    return EXIT_OK if summary.ok else EXIT_FAILED
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``run``."""
+    p = sub.add_parser("run", help="run the suite against an implementation")
+    p.add_argument(
+        "--impl",
+        default="reference",
+        help="reference (default), a shipped adapter's name, python:module:object, or exec:COMMAND",
+    )
+    add_selection(p)
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
+    p.add_argument("--junit", metavar="FILE", help="JUnit XML report")
+    p.add_argument("--markdown", metavar="FILE", help="Markdown report")
+    p.add_argument("--html", metavar="FILE", help="self-contained HTML report")
+    p.add_argument(
+        "--badge", metavar="FILE", help="shields.io-style endpoint JSON summarising the run"
+    )
+    p.add_argument(
+        "--expectations",
+        metavar="FILE",
+        help="YAML of known failures (xfail/skip); default: the file shipped with a named "
+        "adapter, if any",
+    )
+    p.add_argument(
+        "--no-shipped-expectations",
+        action="store_true",
+        help="do not apply the expectations file shipped with a named adapter",
+    )
+    p.add_argument(
+        "--write-expectations",
+        metavar="FILE",
+        help="write a baseline expectations file from this run's failures",
+    )
+    p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per case")
+    p.add_argument("--show-skips", action="store_true", help="detail skipped cases too")
+    p.set_defaults(func=main)

@@ -1,0 +1,87 @@
+"""Comparators: how an implementation's output is judged against a case's expectation.
+
+Each operation names one comparator in its registration (``runner/schemas/operations``).
+A comparator takes the expected output, the actual output and an *oracle* (an implementation
+it may consult, reached through the adapter protocol: see :mod:`runner.comparators._oracle`)
+and returns ``None`` when the actual output conforms, or a one-line reason when it does not.
+Every comparator is registered here, in :data:`COMPARATORS`, and nowhere else; each lives in
+the module of its family (``text``, ``validation``, ``rset``, ``constraint``, ``shape``).
+
+The comparators, documented where they are registered:
+
+``exact``
+    JSON equality: same types (``1`` is not ``1.0`` nor ``true``), same order in lists.
+``idset_string``
+    For ``idset.encode``: the output must be a string that strictly decodes (RFC 22) to
+    the same set as the expected string.
+``hostlist_string``
+    For ``hostlist.encode``: the output must be a string that strictly decodes (RFC 29) to
+    the same ordered list, duplicates included, as the expected string.
+``slurm_tree``
+    For ``slurm.extra.parse``: the same tree once every group with a single child has been
+    replaced by that child, on both sides.  Slurm itself keeps a node per parenthesis level
+    (``((a=1))`` is two groups around the leaf); the reference writes the leaf alone.  Both
+    mean the same, so neither is penalised; groups with several children are never merged.
+``validation``
+    For validators (``R.validate``, ``constraint.validate``): the output must be
+    ``{"warnings": [strings]}``.  Warnings are advice, not contract: their text and number
+    are not compared (a case that expects rejection asserts an error category instead).
+``rset_decoded``
+    For ``R.union``, ``R.diff``, ``R.intersect``: the output must be an R the reference
+    accepts, and its per-rank decoded form (``R.decode``) must equal the expected R's.
+``rset_document``
+    For ``R.encode``: as ``rset_decoded``, and ``execution.starttime`` / ``expiration`` must
+    be present exactly when the expected R has them, with equal values.
+``constraint_semantic``
+    For ``constraint.parse_query``: the output must be a valid RFC 31 object that selects
+    the same targets as the expected one on every R built from what the two mention: each
+    property subset (all subsets up to 10 names, a fixed sample beyond), one host of each
+    pattern of membership in the mentioned hostlists plus a host in none, and one rank of
+    each pattern of membership in the mentioned idsets plus ranks in none.
+``shape_counts``
+    For ``shape.parse``: the output must be a resources list equal to the expected one,
+    except that each vertex's ``count`` is compared by meaning: an integer, an idset
+    string, a range string and a range dictionary that accept the same counts are the same
+    (``"3-30"`` equals ``{min: 3, max: 30, operator: "+", operand: 1}``; ``{min: 2}`` equals
+    ``"2+"``).  Everything else is compared exactly (``json_equal``).
+``validation_warnings``
+    For ``jobspec.validate``: the output must be ``{"warnings": [strings]}``, and the list
+    must be empty exactly when the expected one is.  The text and number of warnings are
+    never compared (unlike ``validation``, whose cases do not judge warnings at all).
+``jobspec_from_shape``
+    For ``jobspec.from_shape``: the output must be a jobspec the reference's
+    ``jobspec.validate`` accepts, and match the expected one: same keys, ``version`` and
+    ``attributes`` equal, ``resources`` alike as under ``shape_counts``, and the same tasks
+    in the same order.  Labels are names only, so a consistent one-to-one renaming of the
+    labels (carried into each task's ``slot``) is accepted: an implementation whose default
+    slot label is ``task`` conforms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from runner.comparators._json import json_equal
+from runner.comparators._oracle import Comparator, Oracle, OracleFailure, Refused
+from runner.comparators.constraint import constraint_semantic
+from runner.comparators.rset import rset_alike
+from runner.comparators.shape import jobspec_from_shape, shape_counts
+from runner.comparators.text import decodes_alike, exact, slurm_tree
+from runner.comparators.validation import validation, validation_warnings
+
+__all__ = ["COMPARATORS", "Comparator", "Oracle", "OracleFailure", "Refused", "json_equal"]
+
+#: Every comparator, by the name an operation's registration gives.
+COMPARATORS: Mapping[str, Comparator] = {
+    "exact": exact,
+    "idset_string": decodes_alike("idset.decode", "idset"),
+    "hostlist_string": decodes_alike("hostlist.decode", "hostlist"),
+    "slurm_tree": slurm_tree,
+    "validation": validation,
+    "validation_warnings": validation_warnings,
+    "rset_decoded": rset_alike(times=False),
+    "rset_document": rset_alike(times=True),
+    "constraint_semantic": constraint_semantic,
+    "shape_counts": shape_counts,
+    "jobspec_from_shape": jobspec_from_shape,
+}

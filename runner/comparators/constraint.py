@@ -1,0 +1,138 @@
+"""The ``constraint_semantic`` comparator (documented in :mod:`runner.comparators`).
+
+Two RFC 31 constraints conform when they select the same targets on every R built from what
+they mention.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runner.comparators._json import json_equal
+from runner.comparators._oracle import Oracle, Refused
+
+__all__ = ["constraint_semantic"]
+
+#: Above this many mentioned properties, the semantic comparator samples property subsets.
+_MAX_EXHAUSTIVE_PROPERTIES = 10
+
+
+def _mentions(constraint: Any) -> tuple[set[str], list[str], list[str]]:
+    """Property names (without ``^``), hostlist strings and idset strings a constraint uses."""
+    props: set[str] = set()
+    hosts: list[str] = []
+    ranks: list[str] = []
+    stack = [constraint]
+    while stack:
+        node = stack.pop()
+        for op, values in node.items():
+            if op == "properties":
+                props.update(v[1:] if v.startswith("^") else v for v in values)
+            elif op == "hostlist":
+                hosts.extend(values)
+            elif op == "ranks":
+                ranks.extend(values)
+            else:
+                stack.extend(values)
+    return props, hosts, ranks
+
+
+def _representatives(groups: list[list[Any]]) -> list[Any]:
+    """One member per distinct pattern of membership in ``groups`` (first seen wins)."""
+    seen: dict[frozenset[int], Any] = {}
+    membership: dict[Any, set[int]] = {}
+    for index, group in enumerate(groups):
+        for item in group:
+            membership.setdefault(item, set()).add(index)
+    for item, where in membership.items():
+        seen.setdefault(frozenset(where), item)
+    return list(seen.values())
+
+
+def _property_subsets(names: list[str]) -> list[tuple[str, ...]]:
+    import itertools
+    import random
+
+    if len(names) <= _MAX_EXHAUSTIVE_PROPERTIES:
+        return [
+            tuple(n for bit, n in enumerate(names) if mask >> bit & 1)
+            for mask in range(1 << len(names))
+        ]
+    # Too many for every subset: every subset of size <= 2, their complements, and a fixed
+    # pseudo-random sample (the seed keeps verdicts reproducible).
+    out: set[tuple[str, ...]] = {(), tuple(names)}
+    for size in (1, 2):
+        for combo in itertools.combinations(names, size):
+            out.add(combo)
+            out.add(tuple(n for n in names if n not in combo))
+    rng = random.Random(31)
+    for _ in range(1024):
+        out.add(tuple(n for n in names if rng.random() < 0.5))
+    return sorted(out)
+
+
+def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+    """Check that ``actual`` selects what ``expected`` does on every R built from their terms."""
+    if json_equal(expected, actual):
+        return None
+    try:
+        oracle("constraint.validate", actual)
+    except Refused as exc:
+        return f"output is not a valid RFC 31 constraint: {exc}"
+    props_a, hosts_a, ranks_a = _mentions(expected)
+    props_b, hosts_b, ranks_b = _mentions(actual)
+    names = sorted(props_a | props_b)
+    try:
+        host_groups = [oracle("hostlist.decode", text) for text in (*hosts_a, *hosts_b)]
+        rank_groups = [oracle("idset.decode", text) for text in (*ranks_a, *ranks_b)]
+    except Refused as exc:
+        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615).
+        return f"cannot compare: a hostlist or idset is too large to enumerate: {exc.reason}"
+    all_hosts = {h for group in host_groups for h in group}
+    none_host = "none"
+    while none_host in all_hosts:
+        none_host += "x"
+    host_reps = [*_representatives(host_groups), none_host]
+    rank_reps = _representatives(rank_groups)
+    fresh = max((r for group in rank_groups for r in group), default=-1) + 1
+    combos = [(h, p) for h in host_reps for p in _property_subsets(names)]
+    # Every (host, properties) combination goes with one rank outside every mentioned idset
+    # (there are as many such ranks as needed) and with each representative of a mentioned
+    # rank pattern; a rank may appear once per R, so the latter are spread over several Rs.
+    layouts: list[list[tuple[int, str, tuple[str, ...]]]] = [
+        [(fresh + i, h, p) for i, (h, p) in enumerate(combos)]
+    ]
+    if rank_reps:
+        for h, p in combos:
+            layouts.append([(rank, h, p) for rank in sorted(rank_reps)])
+    for targets in layouts:
+        targets.sort()
+        by_prop: dict[str, list[int]] = {}
+        for rank, _host, chosen in targets:
+            for name in chosen:
+                by_prop.setdefault(name, []).append(rank)
+        r_doc = {
+            "version": 1,
+            "execution": {
+                "R_lite": [
+                    {
+                        "rank": oracle("idset.encode", [t[0] for t in targets]),
+                        "children": {"core": "0"},
+                    }
+                ],
+                "nodelist": [",".join(t[1] for t in targets)],
+                "properties": {n: oracle("idset.encode", ids) for n, ids in by_prop.items()},
+            },
+        }
+        want = oracle("constraint.match", {"constraint": expected, "R": r_doc})
+        got = oracle("constraint.match", {"constraint": actual, "R": r_doc})
+        if want != got:
+            odd = sorted(set(want) ^ set(got))[0]
+            rank, host, chosen = next(t for t in targets if t[0] == odd)
+            verdict = "selects" if odd in got else "does not select"
+            return (
+                f"output {verdict} a target that the expected constraint "
+                f"{'does not' if odd in got else 'does'}: rank {rank}, host {host!r}, "
+                f"properties {list(chosen)}"
+            )
+    return None

@@ -1,0 +1,32 @@
+"""The runner's one error root: what stops a command, and with which exit status.
+
+Every error the runner raises on purpose derives from :class:`ConformanceError`, so the command
+line catches one class, prints its :meth:`~ConformanceError.lines` and exits with its
+:attr:`~ConformanceError.exit_status` (2: a usage problem or a suite that cannot load).  The
+classes live beside the code that raises them; this module only gives them their root:
+
+* :class:`runner._yaml.YamlError` -- a YAML file is malformed (with lines);
+* :class:`runner.cases.SuiteError` -- the suite cannot load (every problem, file and line);
+* :class:`runner.operations.RegistryError` -- an operation registration is malformed;
+* :class:`runner.adapters.base.AdapterError` -- an implementation cannot be loaded or started;
+* :class:`runner.expectations.ExpectationsError` -- an expectations file is malformed or stale.
+
+A fault of the implementation under test is never one of these: it is reported case by case
+(errored), and the run goes on.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "ConformanceError"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class ConformanceError(Exception):
+    """Base of the runner's errors; ``exit_status`` is what the command exits with."""
+
+    exit_status = EXIT_USAGE
+
+    def lines(self) -> list[str]:
+        """What to print, one problem a line (``error:`` prefixed unless it names a place)."""
+        return [f"error: {self}"]
