@@ -17,6 +17,7 @@ from _harness import Bench, main
 from runner.cases import load_suite
 from runner.cli import make_adapter
 from runner.engine import Outcome, run_cases
+from runner.oracle import reference_oracle
 from runner.operations import load_registry
 
 
@@ -27,7 +28,7 @@ def _whole_run(impl: str) -> float:
     adapter = make_adapter(impl)
     adapter.start()
     try:
-        results = list(run_cases(suite.cases, adapter, suite.operations))
+        results = list(run_cases(suite.cases, adapter, suite.operations, oracle=reference_oracle))
     finally:
         adapter.close()
     bad = [r.case.id for r in results if r.outcome is not Outcome.PASSED]
