@@ -17,8 +17,8 @@ from _harness import Bench, main
 from runner.cases import load_suite
 from runner.cli import make_adapter
 from runner.engine import Outcome, run_cases
-from runner.oracle import reference_oracle
 from runner.operations import load_registry
+from runner.oracle import reference_oracle
 
 
 def _whole_run(impl: str) -> float:
