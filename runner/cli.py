@@ -33,11 +33,11 @@ class _Version(argparse.Action):
             suite = load_suite()
         except ConformanceError as exc:
             parser.exit(2, f"flux-conformance {runner.__version__} (cases do not load: {exc})\n")
-        parser.exit(
-            0,
+        print(
             f"flux-conformance {runner.__version__}: {len(suite.cases)} cases, "
-            f"sha256 {suite.digest()} ({suite.root})\n",
+            f"sha256 {suite.digest()} ({suite.root})"
         )
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:

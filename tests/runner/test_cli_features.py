@@ -1,0 +1,260 @@
+"""Selecting, identifying and summarising runs: exclusions, --version, reports' headers,
+badges, shipped expectations in run, the checkout-drift warning, the bundled requirements
+index behind --cases, and the edition counts of check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+from support import MINI, ROOT
+
+from runner.cases import load_suite
+from runner.cli import main
+from runner.commands._common import checkout_drift
+from runner.engine import Filters, select
+
+pytest_plugins = ["pytester"]
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _case_ids(out: str) -> list[str]:
+    return [json.loads(line)["case"]["id"] for line in out.splitlines() if '"case"' in line]
+
+
+# -- exclusion filters -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "left"),
+    [
+        (["--exclude-id", "mini.l*"], {"mini.range", "mini.brackets", "mini.degenerate"}),
+        (
+            ["--exclude-level", "should"],
+            {"mini.range", "mini.list", "mini.leading-zero", "mini.degenerate"},
+        ),
+        (
+            ["--exclude-tag", "range"],
+            {"mini.list", "mini.leading-zero", "mini.brackets", "mini.degenerate"},
+        ),
+        (["--exclude-operation", "idset.*"], set()),
+        (["--id", "mini.l*", "--exclude-id", "mini.list"], {"mini.leading-zero"}),
+    ],
+)
+def test_exclusions_mirror_inclusions(capsys, argv, left):
+    code, out, err = _run(capsys, "run", "--cases", str(MINI), "--json", "-", *argv)
+    if not left:
+        assert code == 2
+        assert "no case matches the filters" in err
+        return
+    assert code == 0
+    assert set(_case_ids(out)) == left
+
+
+def test_exclusions_in_list_and_filters_json():
+    suite = load_suite(MINI)
+    filters = Filters(exclude_ids=("mini.range",), exclude_tags=("x",))
+    assert "mini.range" not in {c.id for c in select(suite.cases, filters)}
+    assert filters.to_json() == {"exclude_ids": ["mini.range"], "exclude_tags": ["x"]}
+
+
+def test_exclusions_in_the_pytest_plugin(pytester):
+    pytester.makeconftest("")
+    result = pytester.runpytest(
+        "--conformance-impl",
+        "reference",
+        "--conformance-cases",
+        str(MINI),
+        "--conformance-exclude-id",
+        "mini.l*",
+        "--conformance-exclude-level",
+        "should",
+    )
+    result.assert_outcomes(passed=2)
+
+
+# -- what a run records ----------------------------------------------------------------------
+
+
+def test_version_prints_the_suite_digest(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    out = capsys.readouterr().out
+    assert info.value.code == 0
+    suite = load_suite()
+    assert f"{len(suite.cases)} cases" in out
+    assert suite.digest() in out
+
+
+def test_digest_follows_what_cases_assert_not_their_layout(tmp_path):
+    copy = tmp_path / "suite"
+    shutil.copytree(MINI, copy)
+    path = copy / "rfc22" / "idset.decode.yaml"
+    before = load_suite(copy).digest()
+    path.write_text(path.read_text().replace("A range expands.", "Reworded."))
+    assert load_suite(copy).digest() == before
+    path.write_text(path.read_text().replace("output: [1, 5]", "output: [1, 6]"))
+    assert load_suite(copy).digest() != before
+
+
+def test_reports_record_the_run(capsys, tmp_path):
+    junit, md, html = tmp_path / "r.xml", tmp_path / "r.md", tmp_path / "r.html"
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--exclude-tag",
+        "range",
+        "--json",
+        "-",
+        "--junit",
+        str(junit),
+        "--markdown",
+        str(md),
+        "--html",
+        str(html),
+    )
+    assert code == 0
+    header = json.loads(out.splitlines()[0])["header"]
+    digest = load_suite(MINI).digest()
+    assert header["suite"]["digest"] == digest
+    assert header["suite"]["version"]
+    assert header["implementation"]["name"] == "flux-conformance reference"
+    assert header["edition"] == "seed"
+    assert header["filters"] == {"exclude_tags": ["range"]}
+    assert header["started"]
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["suite.digest"] == digest
+    assert props["edition"] == "seed"
+    assert json.loads(props["filters"]) == {"exclude_tags": ["range"]}
+    for text in (md.read_text(), html.read_text()):
+        assert digest[:12] in text
+        assert "exclude_tags range" in text
+        assert "edition seed" in text
+
+
+def test_html_leaves_zero_counts_plain(capsys, tmp_path):
+    page = tmp_path / "r.html"
+    code, _, _ = _run(capsys, "run", "--cases", str(MINI), "--html", str(page))
+    assert code == 0
+    text = page.read_text()
+    assert "<td class='failed'>" not in text
+    assert "<td class='errored'>" not in text
+    assert "<td class='zero'>0</td>" in text
+    assert "<td class='passed'>" in text
+
+
+# -- badge -----------------------------------------------------------------------------------
+
+
+def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
+    badge = tmp_path / "badge.json"
+    assert _run(capsys, "run", "--cases", str(MINI), "--badge", str(badge))[0] == 0
+    doc = json.loads(badge.read_text())
+    must = sum(c.level == "must" for c in load_suite(MINI).cases)
+    assert must == 3
+    assert doc == {
+        "schemaVersion": 1,
+        "label": "flux-conformance",
+        "message": "3/3 must",
+        "color": "brightgreen",
+    }
+    _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--badge",
+        str(badge),
+        "--impl",
+        "python:inprocess_fakes:Wrong",
+    )
+    doc = json.loads(badge.read_text())
+    assert doc["color"] == "red"
+    assert doc["message"].endswith("/3 must")
+    assert not doc["message"].startswith("3/")
+
+
+# -- expectations: one rule for run and compare ----------------------------------------------
+
+
+def test_run_applies_a_shipped_adapters_expectations(capsys, monkeypatch, tmp_path):
+    import runner.commands._common as common
+
+    shipped = tmp_path / "wrong.yaml"
+    shipped.write_text(
+        "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: answers []\n"
+    )
+    monkeypatch.setattr(common, "shipped_expectations", lambda impl: shipped)
+    monkeypatch.setattr("runner.commands.run.shipped_expectations", lambda impl: shipped)
+    argv = ["run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"]
+    code, out, _ = _run(capsys, *argv)
+    assert code == 0
+    assert "xfailed" in out
+    code, _, _ = _run(capsys, *argv, "--no-shipped-expectations")
+    assert code == 1
+
+
+# -- where the cases come from ---------------------------------------------------------------
+
+
+def test_header_names_the_cases_directory_and_the_other_edition(capsys):
+    code, out, _ = _run(capsys, "run", "-o", "count.values")
+    assert code == 0
+    assert f"cases: {(ROOT / 'cases').resolve()}" in out
+    assert "case(s) of the other edition left out" in out
+
+
+def test_checkout_drift_is_reported(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "cases").mkdir(parents=True)
+    shutil.copytree(MINI / "requirements", checkout / "cases" / "requirements")
+    (checkout / "pyproject.toml").write_text("")
+    installed = tmp_path / "installed"
+    shutil.copytree(checkout / "cases", installed)
+    assert checkout_drift(installed, cwd=checkout) is None
+    (checkout / "cases" / "requirements" / "rfc22.yaml").write_text("changed")
+    warning = checkout_drift(installed, cwd=checkout / "cases")
+    assert warning is not None
+    assert "pip install -e ." in warning
+    assert checkout_drift(checkout / "cases", cwd=checkout) is None
+    assert checkout_drift(installed, cwd=tmp_path) is None
+
+
+def test_cases_without_requirements_use_the_bundled_index(tmp_path, capsys):
+    own = tmp_path / "mine" / "rfc22"
+    own.mkdir(parents=True)
+    (own / "idset.decode.yaml").write_text(
+        "operation: idset.decode\ncases:\n  - id: mine.one\n    description: One id.\n"
+        "    input: '7'\n    output: [7]\n    requirements: [rfc22.ascending]\n"
+    )
+    assert load_suite(own.parent).requirements  # the bundled index
+    code, out, _ = _run(capsys, "run", "--cases", str(own.parent))
+    assert code == 0
+    assert "1 passed" in out
+
+
+def test_check_explains_the_editions(capsys):
+    code, out, _ = _run(capsys, "check")
+    assert code == 0
+    suite = load_suite()
+    common = sum(c.edition is None for c in suite.cases)
+    seed = sum(c.edition == "seed" for c in suite.cases)
+    assert f"{common + seed} under --edition seed" in out
+
+
+def test_a_missing_expectations_file_is_one_clean_error(capsys, tmp_path):
+    code, _, err = _run(
+        capsys, "run", "--cases", str(MINI), "--expectations", str(tmp_path / "none.yaml")
+    )
+    assert code == 2
+    assert err.startswith("error: ")
+    assert "Traceback" not in err
