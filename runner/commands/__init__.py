@@ -19,6 +19,7 @@ COMMANDS = (
     "check",
     "list",
     "coverage",
+    "export",
     "serve",
     "diff",
 )

@@ -11,7 +11,7 @@ from typing import Any
 from runner.comparators._json import json_equal
 from runner.comparators._oracle import Oracle, Refused
 
-__all__ = ["constraint_semantic"]
+__all__ = ["constraint_semantic", "probes"]
 
 #: Above this many mentioned properties, the semantic comparator samples property subsets.
 _MAX_EXHAUSTIVE_PROPERTIES = 10
@@ -71,23 +71,29 @@ def _property_subsets(names: list[str]) -> list[tuple[str, ...]]:
     return sorted(out)
 
 
-def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | None:
-    """Check that ``actual`` selects what ``expected`` does on every R built from their terms."""
-    if json_equal(expected, actual):
-        return None
-    try:
-        oracle("constraint.validate", actual)
-    except Refused as exc:
-        return f"output is not a valid RFC 31 constraint: {exc}"
-    props_a, hosts_a, ranks_a = _mentions(expected)
-    props_b, hosts_b, ranks_b = _mentions(actual)
-    names = sorted(props_a | props_b)
-    try:
-        host_groups = [oracle("hostlist.decode", text) for text in (*hosts_a, *hosts_b)]
-        rank_groups = [oracle("idset.decode", text) for text in (*ranks_a, *ranks_b)]
-    except Refused as exc:
-        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615).
-        return f"cannot compare: a hostlist or idset is too large to enumerate: {exc.reason}"
+Target = tuple[int, str, tuple[str, ...]]
+
+
+def probes(constraints: list[Any], oracle: Oracle) -> list[tuple[dict[str, Any], list[Target]]]:
+    """The Rs on which two constraints must select the same targets, built from their terms.
+
+    Each property subset of the names the ``constraints`` mention (all subsets up to
+    :data:`_MAX_EXHAUSTIVE_PROPERTIES` names, a fixed sample beyond), one host of each pattern
+    of membership in the mentioned hostlists plus a host in none, and one rank of each
+    pattern of membership in the mentioned idsets plus ranks in none.  Returns each R with its
+    targets (rank, host, properties).  Raises :class:`Refused` when a mentioned hostlist or
+    idset is too large to enumerate.
+    """
+    names: set[str] = set()
+    hosts: list[str] = []
+    ranks: list[str] = []
+    for constraint in constraints:
+        more_names, more_hosts, more_ranks = _mentions(constraint)
+        names |= more_names
+        hosts += more_hosts
+        ranks += more_ranks
+    host_groups = [oracle("hostlist.decode", text) for text in hosts]
+    rank_groups = [oracle("idset.decode", text) for text in ranks]
     all_hosts = {h for group in host_groups for h in group}
     none_host = "none"
     while none_host in all_hosts:
@@ -95,16 +101,15 @@ def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | Non
     host_reps = [*_representatives(host_groups), none_host]
     rank_reps = _representatives(rank_groups)
     fresh = max((r for group in rank_groups for r in group), default=-1) + 1
-    combos = [(h, p) for h in host_reps for p in _property_subsets(names)]
+    combos = [(h, p) for h in host_reps for p in _property_subsets(sorted(names))]
     # Every (host, properties) combination goes with one rank outside every mentioned idset
     # (there are as many such ranks as needed) and with each representative of a mentioned
     # rank pattern; a rank may appear once per R, so the latter are spread over several Rs.
-    layouts: list[list[tuple[int, str, tuple[str, ...]]]] = [
-        [(fresh + i, h, p) for i, (h, p) in enumerate(combos)]
-    ]
+    layouts: list[list[Target]] = [[(fresh + i, h, p) for i, (h, p) in enumerate(combos)]]
     if rank_reps:
         for h, p in combos:
             layouts.append([(rank, h, p) for rank in sorted(rank_reps)])
+    out = []
     for targets in layouts:
         targets.sort()
         by_prop: dict[str, list[int]] = {}
@@ -124,6 +129,24 @@ def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | Non
                 "properties": {n: oracle("idset.encode", ids) for n, ids in by_prop.items()},
             },
         }
+        out.append((r_doc, targets))
+    return out
+
+
+def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | None:
+    """Check that ``actual`` selects what ``expected`` does on every R built from their terms."""
+    if json_equal(expected, actual):
+        return None
+    try:
+        oracle("constraint.validate", actual)
+    except Refused as exc:
+        return f"output is not a valid RFC 31 constraint: {exc}"
+    try:
+        built = probes([expected, actual], oracle)
+    except Refused as exc:
+        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615).
+        return f"cannot compare: a hostlist or idset is too large to enumerate: {exc.reason}"
+    for r_doc, targets in built:
         want = oracle("constraint.match", {"constraint": expected, "R": r_doc})
         got = oracle("constraint.match", {"constraint": actual, "R": r_doc})
         if want != got:

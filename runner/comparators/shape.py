@@ -10,7 +10,7 @@ from typing import Any
 from runner.comparators._json import json_equal
 from runner.comparators._oracle import Oracle, Refused
 
-__all__ = ["jobspec_from_shape", "shape_counts"]
+__all__ = ["count_key", "jobspec_from_shape", "shape_counts"]
 
 #: A finite count with at most this many values is compared as its set of values.
 _COUNT_EXPANSION = 100_000
@@ -35,7 +35,7 @@ def _range_key(low: int, high: int | None, operator: str, operand: int) -> tuple
     return ("values", tuple(values))
 
 
-def _count_key(count: Any, oracle: Oracle) -> tuple[Any, ...] | None:
+def count_key(count: Any, oracle: Oracle) -> tuple[Any, ...] | None:
     """Return what a count means as a comparable key (None when it cannot be read)."""
     if isinstance(count, bool):
         return None
@@ -67,8 +67,8 @@ def _count_key(count: Any, oracle: Oracle) -> tuple[Any, ...] | None:
 def _counts_alike(want: Any, got: Any, oracle: Oracle) -> bool:
     if json_equal(want, got):
         return True
-    want_key = _count_key(want, oracle)
-    return want_key is not None and want_key == _count_key(got, oracle)
+    want_key = count_key(want, oracle)
+    return want_key is not None and want_key == count_key(got, oracle)
 
 
 def _vertices_alike(

@@ -11,7 +11,7 @@ from typing import Any
 from runner.comparators._json import json_equal
 from runner.comparators._oracle import Comparator, Oracle, Refused
 
-__all__ = ["decodes_alike", "exact", "slurm_tree"]
+__all__ = ["collapse_groups", "decodes_alike", "exact", "slurm_tree"]
 
 
 def exact(expected: Any, actual: Any, oracle: Oracle) -> str | None:
@@ -49,7 +49,7 @@ def _unwrap(node: Any) -> Any:
     return node
 
 
-def _collapse_groups(tree: Any) -> Any:
+def collapse_groups(tree: Any) -> Any:
     """``tree`` with every single-child ``{op, children}`` group replaced by its child."""
     # Iterative, so a tree 100,000 levels deep cannot exhaust the stack.
     tree = _unwrap(tree)
@@ -72,6 +72,6 @@ def _collapse_groups(tree: Any) -> Any:
 def slurm_tree(expected: Any, actual: Any, oracle: Oracle) -> str | None:
     """The same tree once single-child groups are unwrapped on both sides."""
     del oracle
-    if json_equal(_collapse_groups(expected), _collapse_groups(actual)):
+    if json_equal(collapse_groups(expected), collapse_groups(actual)):
         return None
     return "a different tree (single-child groups aside)"

@@ -1,0 +1,148 @@
+"""The suite as plain JSON, for test runners in any language, and back.
+
+:func:`export_suite` writes one document (its JSON Schema is ``runner/schemas/export.json``;
+``docs/export.md`` explains how to consume it): the suite's identity (version, digest,
+edition, filters), the operation registry (input and output schemas, error categories, the
+comparator each uses and its rule), the requirements index, and every selected case with its
+expectation.  Where a comparator accepts more than one right answer, each expected output
+carries a *hint*: the expected value in the normalised form the comparator compares
+(:mod:`runner.comparators.hints`), so no case needs the Python reference to be judged.
+
+:func:`suite_from_export` rebuilds a :class:`~runner.cases.Suite` from such a document (the
+operation registry comes from the document too), which is how the suite checks that its export
+judges implementations exactly as its YAML does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import runner
+from runner.cases import Case, Expected, Requirement, Suite
+from runner.comparators import Oracle
+from runner.comparators.hints import HINTS
+from runner.engine import Filters
+from runner.operations import OperationSpec
+
+__all__ = ["FORMAT", "export_suite", "suite_from_export"]
+
+#: The export's format name; a change that breaks consumers gets a new number.
+FORMAT = "flux-conformance-export/1"
+
+
+def _operation(op: OperationSpec) -> dict[str, Any]:
+    return {
+        "spec": op.spec,
+        "summary": op.summary,
+        "input": op.input_schema,
+        "output": op.output_schema,
+        "errors": dict(op.errors),
+        "comparator": op.comparator_name,
+    }
+
+
+def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
+    hint = HINTS.get(op.comparator_name)
+    outcomes = []
+    for expected in case.expected:
+        item = expected.to_json()
+        if expected.kind == "output" and hint is not None:
+            item["hint"] = hint(expected.value, oracle)
+        outcomes.append(item)
+    return {
+        "id": case.id,
+        "operation": case.operation,
+        "description": case.description,
+        "level": case.level,
+        "tags": list(case.tags),
+        "edition": case.edition,
+        "requirements": list(case.requirements),
+        "input": case.input,
+        "expected": outcomes,
+        "source": f"{case.file.name}:{case.line}",
+    }
+
+
+def export_suite(
+    suite: Suite,
+    cases: Sequence[Case],
+    *,
+    oracle: Callable[[str | None], Oracle],
+    filters: Filters,
+) -> dict[str, Any]:
+    """The export document of ``cases`` (selected from ``suite`` by ``filters``)."""
+    comparators = {op.comparator_name: op.comparator_doc for op in suite.operations.values()}
+    return {
+        "format": FORMAT,
+        "suite": {
+            "name": "flux-conformance",
+            "version": runner.__version__,
+            "digest": suite.digest(),
+            "edition": filters.edition,
+            "filters": filters.to_json(),
+            "exported": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "cases": len(cases),
+        },
+        "comparators": dict(sorted(comparators.items())),
+        "operations": {name: _operation(op) for name, op in suite.operations.items()},
+        "requirements": {
+            r.id: {"spec": r.spec, "keyword": r.keyword, "section": r.section, "text": r.text}
+            for r in suite.requirements.values()
+        },
+        "cases": [
+            _case(case, suite.operations[case.operation], oracle(case.edition)) for case in cases
+        ],
+    }
+
+
+def suite_from_export(doc: Mapping[str, Any], *, source: Path) -> Suite:
+    """A :class:`Suite` rebuilt from an export document (``source`` names it in reports)."""
+    operations = {
+        name: OperationSpec(
+            name=name,
+            spec=raw["spec"],
+            summary=raw["summary"],
+            input_schema=raw["input"],
+            output_schema=raw["output"],
+            errors=raw["errors"],
+            comparator_name=raw["comparator"],
+            comparator_doc=doc["comparators"][raw["comparator"]],
+        )
+        for name, raw in doc["operations"].items()
+    }
+    requirements = {
+        rid: Requirement(
+            id=rid,
+            spec=raw["spec"],
+            keyword=raw["keyword"],
+            section=raw["section"],
+            text=raw["text"],
+            untestable=None,
+            file=source,
+            line=0,
+        )
+        for rid, raw in doc["requirements"].items()
+    }
+    cases = tuple(
+        Case(
+            id=raw["id"],
+            operation=raw["operation"],
+            description=raw["description"],
+            input=raw["input"],
+            expected=tuple(
+                Expected("output", o["output"]) if "output" in o else Expected("error", o["error"])
+                for o in raw["expected"]
+            ),
+            level=raw["level"],
+            requirements=tuple(raw["requirements"]),
+            tags=tuple(raw["tags"]),
+            edition=raw["edition"],
+            file=source,
+            line=index + 1,
+        )
+        for index, raw in enumerate(doc["cases"])
+    )
+    return Suite(source, cases, requirements, operations)

@@ -1,0 +1,230 @@
+"""The exported suite: valid against its schema, judges as the YAML does, judgeable without
+the runner's comparators."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from runner._schemas import schema
+from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+from runner.cases import load_suite
+from runner.cli import main
+from runner.engine import Filters, run_cases
+from runner.oracle import reference_oracle
+from runner.tools.export import export_suite, suite_from_export
+
+
+@cache
+def _export() -> dict[str, Any]:
+    suite = load_suite()
+    filters = Filters()
+    cases = [c for c in suite.cases if filters.accepts(c)]
+    # A round trip through JSON text, as a consumer reads it.
+    return json.loads(
+        json.dumps(export_suite(suite, cases, oracle=reference_oracle, filters=filters))
+    )
+
+
+def test_export_follows_its_schema():
+    jsonschema.Draft202012Validator(schema("export.json")).validate(_export())
+
+
+def test_export_command_and_schema_option(capsys, tmp_path):
+    out = tmp_path / "suite.json"
+    assert (
+        main(["export", "-o", "idset.*", "--exclude-level", "clarification", "--out", str(out)])
+        == 0
+    )
+    doc = json.loads(out.read_text())
+    assert doc["suite"]["filters"] == {
+        "operations": ["idset.*"],
+        "exclude_levels": ["clarification"],
+    }
+    assert {c["operation"] for c in doc["cases"]} == {"idset.decode", "idset.encode"}
+    assert all(c["level"] != "clarification" for c in doc["cases"])
+    capsys.readouterr()
+    assert main(["export", "--schema"]) == 0
+    assert json.loads(capsys.readouterr().out)["$id"] == "flux-conformance/export.json"
+
+
+class _OneWrongOutput:
+    """Right everywhere except that every output gets one element more (or a stray key)."""
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Any:
+        reply = ReferenceImplementation().run(operation, input, **options)
+        if "output" in reply:
+            value = reply["output"]
+            if isinstance(value, list):
+                return {"output": [*value, value[-1] if value else 0]}
+            if isinstance(value, dict):
+                return {"output": {**value, "stray": 1}}
+        return reply
+
+
+@pytest.mark.parametrize("impl", [ReferenceImplementation, _OneWrongOutput])
+def test_the_suite_rebuilt_from_its_export_judges_alike(impl, tmp_path):
+    suite = load_suite()
+    rebuilt = suite_from_export(_export(), source=tmp_path / "export.json")
+    by_id = suite.by_id()
+    originals = [by_id[c.id] for c in rebuilt.cases]
+    verdicts = []
+    for cases, operations in ((originals, suite.operations), (rebuilt.cases, rebuilt.operations)):
+        adapter = InProcessAdapter(impl())
+        verdicts.append(
+            [
+                (r.case.id, r.outcome.value)
+                for r in run_cases(cases, adapter, operations, oracle=reference_oracle)
+            ]
+        )
+    assert verdicts[0] == verdicts[1]
+    assert len(verdicts[0]) == len(_export()["cases"])
+    if impl is _OneWrongOutput:
+        assert {v for _, v in verdicts[0]} >= {"passed", "failed"}
+
+
+# -- a consumer in another language, written from docs/export.md alone --------------------------
+#
+# It has its own implementation of every operation (here: the reference, standing for the
+# implementation under test, whose decoders the decode cases test) and uses only the export's
+# data to judge: no runner comparator and no second opinion from the reference.
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_json_equal, a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def _collapse(node: Any) -> Any:
+    while isinstance(node, dict) and "children" in node and len(node["children"]) == 1:
+        node = node["children"][0]
+    if isinstance(node, dict) and "children" in node:
+        return {**node, "children": [_collapse(c) for c in node["children"]]}
+    return node
+
+
+def _count_means(count: Any, mine: Any) -> Any:
+    if isinstance(count, int) and not isinstance(count, bool):
+        return {"values": [count]}
+    if isinstance(count, str):
+        reply = mine("range.decode", count)
+        if "output" in reply:
+            count = reply["output"]
+        else:
+            return {"values": mine("idset.decode", count)["output"]}
+    low, high = count["min"], count.get("max")
+    operator, operand = count.get("operator", "+"), count.get("operand", 1)
+    if high is None:
+        return {"min": low, "operator": operator, "operand": operand}
+    values, value = [], low
+    while value <= high:
+        values.append(value)
+        following = {"+": value + operand, "*": value * operand, "^": value**operand}[operator]
+        if following <= value:
+            break
+        value = following
+    return {"values": values}
+
+
+def _normalise(resources: Any, mine: Any) -> Any:
+    return [
+        {
+            **v,
+            **({"count": _count_means(v["count"], mine)} if "count" in v else {}),
+            **({"with": _normalise(v["with"], mine)} if "with" in v else {}),
+        }
+        for v in resources
+    ]
+
+
+def _conforms(comparator: str, expected: dict[str, Any], actual: Any, mine: Any) -> bool:
+    hint = expected.get("hint", {})
+    if comparator == "exact":
+        return _json_equal(expected["output"], actual)
+    if comparator == "idset_string":
+        ids = mine("idset.decode", actual).get("output")
+        return ids == [i for lo, hi in hint["intervals"] for i in range(lo, hi + 1)]
+    if comparator == "hostlist_string":
+        return mine("hostlist.decode", actual).get("output") == hint["hosts"]
+    if comparator == "slurm_tree":
+        return _json_equal(_collapse(actual), hint["tree"])
+    if comparator in ("validation", "validation_warnings"):
+        ok = isinstance(actual, dict) and set(actual) == {"warnings"}
+        return ok and (comparator == "validation" or bool(actual["warnings"]) == hint["warnings"])
+    if comparator in ("rset_decoded", "rset_document"):
+        same = mine("R.decode", actual).get("output") == hint["ranks"]
+        times = all(
+            actual["execution"].get(k) == hint[k]
+            for k in ("starttime", "expiration")
+            if comparator == "rset_document"
+        )
+        return same and times
+    if comparator == "constraint_semantic":
+        return all(
+            mine("constraint.match", {"constraint": actual, "R": p["R"]}).get("output")
+            == p["selects"]
+            for p in hint["probes"]
+        )
+    if comparator == "shape_counts":
+        return _json_equal(_normalise(actual, mine), hint["resources"])
+    if comparator == "jobspec_from_shape":
+        return _json_equal(_normalise(actual["resources"], mine), hint["resources"])
+    raise AssertionError(f"the export names a comparator docs/export.md does not: {comparator}")
+
+
+def test_a_consumer_judges_every_case_from_the_export_alone():
+    doc = _export()
+    impl = ReferenceImplementation()
+
+    def mine(operation: str, value: Any) -> Any:
+        return impl.run(operation, value)
+
+    for case in doc["cases"]:
+        reply = impl.run(case["operation"], case["input"], edition=case["edition"])
+        comparator = doc["operations"][case["operation"]]["comparator"]
+        if "error" in reply:
+            assert any(o.get("error") == reply["error"]["category"] for o in case["expected"]), (
+                case["id"]
+            )
+            continue
+        outputs = [o for o in case["expected"] if "output" in o]
+        assert any(_conforms(comparator, o, reply["output"], mine) for o in outputs), case["id"]
+
+
+def test_a_consumer_catches_wrong_answers_from_the_export_alone():
+    doc = _export()
+    impl = ReferenceImplementation()
+
+    def mine(operation: str, value: Any) -> Any:
+        return impl.run(operation, value)
+
+    def expected_of(case_id: str) -> tuple[str, dict[str, Any]]:
+        case = next(c for c in doc["cases"] if c["id"] == case_id)
+        return doc["operations"][case["operation"]]["comparator"], case["expected"][0]
+
+    comparator, expected = expected_of("idset.encode.run-of-three")
+    assert not _conforms(comparator, expected, "1-4", mine)
+    assert _conforms(comparator, expected, "[1,2,3]", mine)
+    comparator, expected = expected_of("shape.parse.count-three-digits")
+    wrong = [
+        {"type": "slot", "count": 12, "label": "default", "with": [{"type": "node", "count": 1}]}
+    ]
+    assert not _conforms(comparator, expected, wrong, mine)
+    right = [
+        {"type": "slot", "count": "123", "label": "default", "with": [{"type": "node", "count": 1}]}
+    ]
+    assert _conforms(comparator, expected, right, mine)
+
+
+def test_exported_case_sources_point_at_files():
+    assert all(Path(c["source"].rsplit(":", 1)[0]).suffix == ".yaml" for c in _export()["cases"])
