@@ -258,3 +258,12 @@ def test_a_missing_expectations_file_is_one_clean_error(capsys, tmp_path):
     assert code == 2
     assert err.startswith("error: ")
     assert "Traceback" not in err
+
+
+def test_one_version_for_package_reference_and_changelog():
+    import reference
+    import runner
+
+    assert reference.__version__ == runner.__version__
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## {runner.__version__} (" in changelog

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 from support import MINI
 
+import reference
 from runner.cli import main, make_adapter
 from runner.report.matrix import matrix_html, matrix_markdown
 from runner.tools.compare import run_matrix
@@ -188,7 +189,7 @@ def test_clarify_report_shows_readings(capsys):
     assert "  - permitted reading 1: output `[3]`" in out
     assert "  - permitted reading 2: error `syntax`" in out
     # The reference refuses "3-3"; the fake answers [] which is neither reading.
-    assert "  - flux-conformance reference 0.1.0: reading 2: error `syntax`" in out
+    assert f"  - flux-conformance reference {reference.__version__}: reading 2: error `syntax`" in out
     assert '  - Wrong: none of the permitted readings: `{"output": []}`' in out
     # Only clarification cases appear.
     assert "mini.range" not in out
