@@ -16,7 +16,7 @@ from runner.engine import Outcome
 from runner.report import compact_json
 from runner.tools.compare import CELLS, DEPARTS, Matrix, cell_of
 
-__all__ = ["matrix_html", "matrix_markdown"]
+__all__ = ["chart_svg", "matrix_html", "matrix_markdown", "pass_rates"]
 
 
 def matrix_markdown(matrix: Matrix, *, all_rows: bool = False, command: str = "") -> str:
@@ -81,10 +81,93 @@ def matrix_markdown(matrix: Matrix, *, all_rows: bool = False, command: str = ""
     return "\n".join(lines) + "\n"
 
 
+#: Bar colours, one per implementation (cycled), readable on white and distinct in grey.
+_PALETTE = ("#1b7837", "#2166ac", "#b2182b", "#762a83", "#e08214", "#35978f", "#8c510a")
+
+
+def pass_rates(matrix: Matrix) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Per spec, per implementation: (passed, cases it answered); unsupported cases left out."""
+    out: list[tuple[str, list[tuple[int, int]]]] = []
+    specs: dict[str, list[int]] = {}
+    for index, case in enumerate(matrix.cases):
+        specs.setdefault(matrix.spec_of[case.operation], []).append(index)
+    for spec, rows in specs.items():
+        per_impl = []
+        for column in matrix.columns:
+            cells = [cell_of(column.results[i]) for i in rows]
+            answered = [c for c in cells if c not in ("unsupported", "skipped")]
+            per_impl.append((sum(c == "pass" for c in answered), len(answered)))
+        out.append((spec, per_impl))
+    return out
+
+
+def chart_svg(matrix: Matrix) -> str:
+    """An inline SVG bar chart: the pass rate of each implementation on each spec.
+
+    One group of bars per spec, one bar per implementation; a spec an implementation does
+    not support at all gets no bar and the word "unsupported".  Drawn here, not by a script,
+    so the picture needs nothing but the file.
+    """
+    rates = pass_rates(matrix)
+    bar, gap, label_width, plot_width = 14, 10, 150, 420
+    legend_height = 22 * len(matrix.columns)
+    group_height = bar * len(matrix.columns) + gap
+    height = legend_height + group_height * len(rates) + 30
+    width = label_width + plot_width + 170
+    e = html.escape
+    parts = [
+        f'<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" '
+        'aria-label="pass rate per implementation and per spec" font-size="12" '
+        'font-family="system-ui, sans-serif">'
+    ]
+    for index, column in enumerate(matrix.columns):
+        colour = _PALETTE[index % len(_PALETTE)]
+        y = 4 + 22 * index
+        parts.append(f'<rect x="0" y="{y}" width="14" height="14" fill="{colour}"/>')
+        parts.append(f'<text x="20" y="{y + 12}">{e(column.label)}</text>')
+    top = legend_height + 10
+    for group, (spec, per_impl) in enumerate(rates):
+        y0 = top + group * group_height
+        middle = y0 + bar * len(per_impl) / 2 + 4
+        parts.append(f'<text x="0" y="{middle}" font-weight="bold">{e(spec)}</text>')
+        for index, (passed, answered) in enumerate(per_impl):
+            y = y0 + index * bar
+            x = label_width
+            if not answered:
+                parts.append(f'<text x="{x + 4}" y="{y + bar - 3}" fill="#888">unsupported</text>')
+                continue
+            share = passed / answered
+            colour = _PALETTE[index % len(_PALETTE)]
+            parts.append(
+                f'<rect class="bar" data-spec="{e(spec)}" data-impl="{index}" '
+                f'data-rate="{share:.4f}" x="{x}" y="{y + 1}" width="{share * plot_width:.1f}" '
+                f'height="{bar - 2}" fill="{colour}"><title>{e(matrix.columns[index].label)}, '
+                f"{e(spec)}: {passed}/{answered} passed</title></rect>"
+            )
+            parts.append(
+                f'<rect x="{x}" y="{y + 1}" width="{plot_width}" height="{bar - 2}" '
+                'fill="none" stroke="#ccc"/>'
+            )
+            parts.append(
+                f'<text x="{x + plot_width + 6}" y="{y + bar - 3}">'
+                f"{share:.0%} ({passed}/{answered})</text>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def matrix_html(matrix: Matrix) -> str:
-    """One self-contained page: filters by operation, level and outcome; click a cell."""
+    """One self-contained page: chart, totals, filters, and a grid whose cells open details.
+
+    Operations an implementation does not support are folded into one cell per operation.
+    """
     data = json.dumps(matrix.to_json(), ensure_ascii=False).replace("</", "<\\/")
     template = resources.files("runner").joinpath("report").joinpath("matrix.html")
     page = template.read_text(encoding="utf-8")
     title = "flux-conformance: " + ", ".join(c.label for c in matrix.columns)
-    return page.replace("{{TITLE}}", html.escape(title)).replace("{{DATA}}", data)
+    return (
+        page.replace("{{TITLE}}", html.escape(title))
+        .replace("{{CHART}}", chart_svg(matrix))
+        .replace("{{DATA}}", data)
+    )

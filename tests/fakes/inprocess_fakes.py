@@ -38,3 +38,12 @@ class WrongCategory:
 
     def run(self, operation, input, **options):
         return {"error": {"category": "nonsense", "message": "?"}}
+
+
+class Unsupporting:
+    """Has no operation at all."""
+
+    operations = ()
+
+    def run(self, operation, input, **options):
+        return {"unsupported": {"reason": "no API"}}

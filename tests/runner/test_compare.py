@@ -14,7 +14,7 @@ from support import MINI
 
 import reference
 from runner.cli import main, make_adapter
-from runner.report.matrix import matrix_html, matrix_markdown
+from runner.report.matrix import chart_svg, matrix_html, matrix_markdown, pass_rates
 from runner.tools.compare import run_matrix
 
 
@@ -189,7 +189,9 @@ def test_clarify_report_shows_readings(capsys):
     assert "  - permitted reading 1: output `[3]`" in out
     assert "  - permitted reading 2: error `syntax`" in out
     # The reference refuses "3-3"; the fake answers [] which is neither reading.
-    assert f"  - flux-conformance reference {reference.__version__}: reading 2: error `syntax`" in out
+    assert (
+        f"  - flux-conformance reference {reference.__version__}: reading 2: error `syntax`" in out
+    )
     assert '  - Wrong: none of the permitted readings: `{"output": []}`' in out
     # Only clarification cases appear.
     assert "mini.range" not in out
@@ -201,3 +203,121 @@ def test_clarify_rst(capsys):
     assert code == 0
     assert "RFC 22\n======" in out or "RFC 22\n------" in out
     assert "``mini.degenerate``" in out
+
+
+# -- the chart, and folding what an implementation does not support ----------------------------
+
+
+def test_chart_shows_pass_rates_per_spec_and_implementation(matrix):
+    svg = chart_svg(matrix)
+    bars = re.findall(
+        r'<rect class="bar" data-spec="([^"]+)" data-impl="(\d)" data-rate="([\d.]+)"', svg
+    )
+    # The reference passes everything; Wrong and Raising answer (wrongly) and pass nothing.
+    assert bars == [("RFC 22", "0", "1.0000"), ("RFC 22", "1", "0.0000"), ("RFC 22", "2", "0.0000")]
+    assert "100% (5/5)" in svg
+    assert "http" not in svg.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_unsupported_operations_fold_into_one_cell(mini_suite):
+    m = run_matrix(
+        mini_suite,
+        mini_suite.cases,
+        ["reference", "python:inprocess_fakes:Unsupporting"],
+        make_adapter=make_adapter,
+        expectations={},
+    )
+    assert pass_rates(m) == [("RFC 22", [(5, 5), (0, 0)])]
+    assert "unsupported</text>" in chart_svg(m)
+    assert 'class="bar" data-spec="RFC 22" data-impl="1"' not in chart_svg(m)
+
+
+def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, height and raw RGB(A) rows of an 8-bit, non-interlaced PNG (what Chromium writes)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks, header = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks += body
+        pos += 12 + length
+    assert header is not None
+    width, height, depth, colour, _, _, interlace = header
+    assert (depth, interlace) == (8, 0)
+    assert colour in (2, 6)
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(chunks)
+    stride = width * channels
+    rows: list[bytes] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up = previous[x]
+            corner = previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[x] = (line[x] + guess) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, channels, rows
+
+
+def test_chart_renders_in_a_real_browser(matrix, tmp_path):
+    if BROWSER is None:
+        if os.environ.get("FLUX_CONFORMANCE_REQUIRE_BROWSER"):
+            pytest.fail("no chromium on PATH, and this run requires the browser test")
+        pytest.skip("no chromium on PATH")
+    path = tmp_path / "matrix.html"
+    path.write_text(matrix_html(matrix), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run(
+        [
+            BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=900,500",
+            f"--screenshot={shot}",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert shot.is_file(), proc.stderr[-2000:]
+    width, channels, rows = _png_pixels(shot.read_bytes())
+    # The reference's bar is a 420-pixel run of its colour (#1b7837) near the top of the page.
+    green = bytes((0x1B, 0x78, 0x37))
+    longest = 0
+    for row in rows:
+        run = 0
+        for x in range(width):
+            if row[x * channels : x * channels + 3] == green:
+                run += 1
+                longest = max(longest, run)
+            else:
+                run = 0
+    assert longest >= 400, f"no rendered bar found (longest run of the bar colour: {longest})"
