@@ -14,4 +14,5 @@ KNOWN: dict[str, str] = {
     "python-hostlist": "runner.adapters.thirdparty.python_hostlist:PythonHostlist",
     "clustershell": "runner.adapters.thirdparty.clustershell:ClusterShell",
     "flux-core": "runner.adapters.thirdparty.fluxcore:FluxCore",
+    "slurm-extra": "runner.adapters.thirdparty.slurm_extra:SlurmExtra",
 }

@@ -1,7 +1,8 @@
 """From an ``--impl`` value to an adapter: the one place that knows the spellings.
 
 ``reference`` (the bundled reference, in-process), a name of :data:`runner.adapters.KNOWN` (a
-shipped third-party adapter), ``python:module:object`` (in-process) or ``exec:COMMAND`` (a
+shipped third-party adapter: a Python object run in-process, or a subprocess adapter class for
+a compiled implementation), ``python:module:object`` (in-process) or ``exec:COMMAND`` (a
 subprocess speaking the JSON Lines protocol).
 """
 
@@ -25,7 +26,12 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
     if spec == "reference":
         return InProcessAdapter(ReferenceImplementation())
     if spec in KNOWN:
-        return InProcessAdapter(load_python_object(KNOWN[spec]), name=spec)
+        shipped = load_python_object(KNOWN[spec])
+        # A shipped adapter for a compiled implementation is a subprocess transport
+        # already told which program to start (e.g. slurm-extra).
+        if isinstance(shipped, type) and issubclass(shipped, SubprocessAdapter):
+            return shipped(timeout=timeout)
+        return InProcessAdapter(shipped, name=spec)
     kind, sep, rest = spec.partition(":")
     if sep and kind == "python":
         return InProcessAdapter(load_python_object(rest))
