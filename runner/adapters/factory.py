@@ -8,6 +8,8 @@ subprocess speaking the JSON Lines protocol).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from runner.adapters.base import Adapter, AdapterError
 
 __all__ = ["make_adapter"]
@@ -30,7 +32,9 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
         # A shipped adapter for a compiled implementation is a subprocess transport
         # already told which program to start (e.g. slurm-extra).
         if isinstance(shipped, type) and issubclass(shipped, SubprocessAdapter):
-            return shipped(timeout=timeout)
+            # Its constructor knows the command; only the per-case timeout is passed on.
+            opener: Callable[..., Adapter] = shipped
+            return opener(timeout=timeout)
         return InProcessAdapter(shipped, name=spec)
     kind, sep, rest = spec.partition(":")
     if sep and kind == "python":
