@@ -12,16 +12,21 @@ from pathlib import Path
 
 from support import ROOT
 
+import reference
+import runner
+
 RUNNER = ROOT / "runner"
+#: The import names of the two packages, whatever the folders are called in the repository.
+RUNNER_NAME, REFERENCE_NAME = runner.__name__, reference.__name__
 
 #: The only runner modules that may import the reference: the adapter that serves it, and the
 #: one place that wires it in as the comparators' oracle.
-MAY_IMPORT_REFERENCE = {"runner.adapters.inprocess", "runner.oracle"}
+MAY_IMPORT_REFERENCE = {f"{RUNNER_NAME}.adapters.inprocess", f"{RUNNER_NAME}.oracle"}
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    parts = path.relative_to(RUNNER).with_suffix("").parts
+    return ".".join((RUNNER_NAME, *(parts[:-1] if parts[-1] == "__init__" else parts)))
 
 
 def _modules() -> dict[str, Path]:
@@ -76,12 +81,17 @@ def test_only_the_reference_adapter_and_the_oracle_import_the_reference() -> Non
     importers = {
         name
         for name, path in _modules().items()
-        if any(m == "reference" or m.startswith("reference.") for m in _imports(path, set()))
+        if any(
+            m == REFERENCE_NAME or m.startswith(f"{REFERENCE_NAME}.") for m in _imports(path, set())
+        )
     }
     assert importers <= MAY_IMPORT_REFERENCE
-    assert "runner.adapters.inprocess" in importers
+    assert f"{RUNNER_NAME}.adapters.inprocess" in importers
 
 
 def test_the_layering_check_sees_lazy_imports() -> None:
     # runner.oracle imports the in-process adapter inside a function: that edge must count.
-    assert "runner.adapters.inprocess" in _graph()["runner.oracle"]
+    graph = _graph()
+    assert f"{RUNNER_NAME}.adapters.inprocess" in graph[f"{RUNNER_NAME}.oracle"]
+    # and sees the package's modules at all: the engine imports the cases loader
+    assert f"{RUNNER_NAME}.cases" in graph[f"{RUNNER_NAME}.engine"]
