@@ -8,20 +8,25 @@ import ast
 import importlib
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mutation.mutate import (
+from mutation.mutator import (
     Baseline,
     Equivalent,
+    EquivalentError,
     MutationRun,
     Target,
     apply_mutant,
     enumerate_mutants,
+    load_equivalents,
+    load_library_only,
     match_equivalents,
     module_users,
     record_coverage,
+    report,
     run_mutants,
     score,
 )
@@ -272,19 +277,146 @@ def test_import_time_code_is_marked() -> None:
     assert runtime == {"3": False, "4": False, "+": True, "5": True}
 
 
-def test_equivalent_entries_by_id_or_by_source_line() -> None:
+def _position(source: str, *at: str, **more: Any) -> Equivalent:
+    return Equivalent("reason", "equivalent", module="m", source=source, at=at, **more)
+
+
+def test_equivalent_entries_by_id_or_by_position() -> None:
     mutants = _mutants(_STABLE)
-    by_line = Equivalent("reason", module="m", source="if a < b and not a:", operator="compare")
-    by_id = Equivalent("reason", id="m:2:8:number:10 -> 11")
-    stale = Equivalent("reason", id="m:1:0:raise:raise -> pass")
-    matched, unmatched = match_equivalents(mutants, [by_line, by_id, stale])
-    assert sorted(matched) == ["m:2:8:number:10 -> 11", "m:5:7:compare:< -> <="]
-    assert unmatched == [stale]
-    # A source-line entry follows its line when code above it moves.
-    moved = _mutants("\n\n" + _STABLE)
-    matched, unmatched = match_equivalents(moved, [by_line])
-    assert list(matched) == ["m:7:7:compare:< -> <="]
-    assert not unmatched
+    by_position = _position("if a < b and not a:", "7:compare:< -> <=")
+    by_id = Equivalent("reason", "equivalent", id="m:2:8:number:10 -> 11")
+    stale = Equivalent("reason", "equivalent", id="m:1:0:raise:raise -> pass")
+    matched = match_equivalents(mutants, [by_position, by_id, stale])
+    assert sorted(matched.by_mutant) == ["m:2:8:number:10 -> 11", "m:5:7:compare:< -> <="]
+    assert matched.stale == [stale]
+    # Each entry covers exactly the one mutant it names, not the others of its line.
+    assert [len(found) for _, found in matched.covered] == [1, 1, 0]
+    on_line = [m for m in mutants if m.line == 5]
+    assert len(on_line) > 1
+    # A position entry follows its line when code above it moves.
+    moved = match_equivalents(_mutants("\n\n" + _STABLE), [by_position])
+    assert list(moved.by_mutant) == ["m:7:7:compare:< -> <="]
+    assert not moved.stale
+    # ... and goes stale when the line itself changes.
+    edited = match_equivalents(
+        _mutants(_STABLE.replace("a < b and", "a < b + 0 and")), [by_position]
+    )
+    assert edited.stale == [by_position]
+
+
+def test_a_position_entry_on_a_repeated_line_is_ambiguous_unless_it_names_the_function() -> None:
+    source = "def f(a):\n    return a < 1\n\ndef g(a):\n    return a < 1\n"
+    loose = _position("return a < 1", "11:compare:< -> <=")
+    exact = _position("return a < 1", "11:compare:< -> <=", function="g")
+    matched = match_equivalents(_mutants(source), [loose, exact])
+    assert [(e, len(found)) for e, found in matched.ambiguous] == [(loose, 2)]
+    assert [m.function for m in matched.covered[1][1]] == ["g"]
+
+
+def _load(tmp_path: Path, text: str) -> list[Equivalent]:
+    path = tmp_path / "equivalent.yaml"
+    path.write_text(textwrap.dedent(text))
+    return load_equivalents(path)
+
+
+def test_an_entry_may_name_several_positions_of_its_line_each_checked_on_its_own() -> None:
+    mutants = _mutants(_STABLE)
+    entry = _position("if a < b and not a:", "7:compare:< -> <=", "17:not:not -> (removed)")
+    gone = "7:boolop:or -> and"
+    matched = match_equivalents(mutants, [replace(entry, at=(*entry.at, gone))])
+    assert sorted(matched.by_mutant) == ["m:5:17:not:not -> (removed)", "m:5:7:compare:< -> <="]
+    # The boolop mutant of the same line is not covered: only what the entry names.
+    assert "m:5:7:boolop:and -> or" not in matched.by_mutant
+    assert [e.at for e in matched.stale] == [(gone,)]
+
+
+def test_the_loader_refuses_an_entry_covering_a_whole_line(tmp_path: Path) -> None:
+    with pytest.raises(EquivalentError, match="lacks at"):
+        _load(
+            tmp_path,
+            """
+            equivalent:
+              - module: m
+                source: "if a < b and not a:"
+                kind: equivalent
+                reason: a whole line
+            """,
+        )
+    with pytest.raises(EquivalentError, match="lacks source, at"):
+        _load(tmp_path, "equivalent:\n  - {module: m, kind: conforming, reason: r}\n")
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ('{id: "m:1:0:raise:raise -> pass", kind: nonsense, reason: r}', "unknown kind"),
+        ('{id: "m:1:0:raise:raise -> pass", kind: equivalent, reason: " "}', "no reason"),
+        ('{id: "m:1:0:raise:raise -> pass", module: m, kind: equivalent, reason: r}', "names"),
+        ('{id: "m:1:0:raise:raise -> pass", line: 3, kind: equivalent, reason: r}', "unknown key"),
+        ('{module: m, source: x, at: "compare:< -> <=", kind: equivalent, reason: r}', "is not"),
+        ('{module: m, source: x, at: "7:compare:<=", kind: equivalent, reason: r}', "is not"),
+        ("{module: m, source: x, at: [7], kind: equivalent, reason: r}", "list of strings"),
+        (
+            '{module: m, source: x, at: ["7:not:not -> (removed)", "7:not:not -> (removed)"], '
+            "kind: equivalent, reason: r}",
+            "twice",
+        ),
+    ],
+)
+def test_the_loader_refuses_malformed_entries(tmp_path: Path, entry: str, problem: str) -> None:
+    with pytest.raises(EquivalentError, match=problem):
+        _load(tmp_path, f"equivalent:\n  - {entry}\n")
+
+
+def test_the_loader_reads_both_forms(tmp_path: Path) -> None:
+    entries = _load(
+        tmp_path,
+        """
+        equivalent:
+          - id: "m:2:8:number:10 -> 11"
+            kind: conforming
+            reason: a limit
+          - module: m
+            source: "if a < b and not a:"
+            at: "7:compare:< -> <="
+            kind: equivalent
+            reason: equality impossible
+          - module: m
+            source: "return b[1:a]"
+            at:
+              - "13:number:1 -> 2"
+              - "15:slice:[upper] a -> a + 1"
+            kind: equivalent
+            reason: two of a line
+        """,
+    )
+    assert entries[0] == Equivalent("a limit", "conforming", id="m:2:8:number:10 -> 11")
+    assert entries[1] == Equivalent(
+        "equality impossible",
+        "equivalent",
+        module="m",
+        source="if a < b and not a:",
+        at=("7:compare:< -> <=",),
+    )
+    assert entries[2].at == ("13:number:1 -> 2", "15:slice:[upper] a -> a + 1")
+    matched = match_equivalents(_mutants(_STABLE), entries)
+    assert sorted(matched.by_mutant) == [
+        "m:2:8:number:10 -> 11",
+        "m:5:7:compare:< -> <=",
+        "m:7:13:number:1 -> 2",
+        "m:7:15:slice:[upper] a -> a + 1",
+    ]
+    assert not matched.stale
+
+
+def test_the_shipped_equivalent_file_loads() -> None:
+    # Every entry names one mutant (no entry covers a whole line) and gives its reason.
+    from mutation.mutator.equivalents import EQUIVALENT_FILE
+
+    entries = load_equivalents(EQUIVALENT_FILE)
+    assert entries
+    assert all(e.id or e.at for e in entries)
+    assert load_library_only(EQUIVALENT_FILE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -390,16 +522,39 @@ def test_end_to_end_on_a_fixture_package(fixture_target: Target) -> None:
     assert status["calc:14:8:arith:+= -> -="] == "timeout"
     assert results["calc:14:8:arith:+= -> -="].killed
 
-    equivalents, stale = match_equivalents(
-        mutants, [Equivalent("x == LIMIT returns x either way", id="calc:6:7:compare:> -> >=")]
+    equivalent = Equivalent(
+        "x == LIMIT returns x either way",
+        "equivalent",
+        module="calc",
+        source="if x > LIMIT:",
+        at=("7:compare:> -> >=",),
     )
-    assert not stale
-    table = score(list(results.values()), equivalents)
+    # Wrongly listed: some case kills it; and an entry whose line no longer exists.
+    wrong = Equivalent("wrong", "conforming", id="limits:1:8:number:10 -> 11")
+    gone = Equivalent("gone", "equivalent", id="calc:99:0:raise:raise -> pass")
+    matched = match_equivalents(mutants, [equivalent, wrong, gone])
+    assert matched.stale == [gone]
+    table = score(list(results.values()), matched.by_mutant)
     calc = table["calc"]
     assert calc.equivalent == 1
     survivors = sum(1 for k, s in status.items() if k.startswith("calc:") and s == "survived")
     assert calc.survived == survivors - 1
     assert calc.score == calc.killed / (calc.mutants - 1)
+    # The killed mutant counts as killed, not as listed.
+    assert table["limits"].equivalent == 0
+    assert table["limits"].killed >= 1
+
+    text, ok = report(run, list(results.values()), matched, 0.0)
+    assert not ok  # the wrong and the stale entry fail the run whatever the scores
+    assert "  equivalent  [calc:6:7:compare:> -> >=]  survived" in text
+    assert (
+        "Listed in equivalent.yaml but killed: [limits:1:8:number:10 -> 11] "
+        "KILLED (clamp(50,))" in text
+    )
+    assert "Stale equivalent entry (no such mutant): calc:99:0:raise:raise -> pass" in text
+    text, ok = report(run, list(results.values()), match_equivalents(mutants, [equivalent]), 0.0)
+    assert ok
+    assert "Listed in equivalent.yaml (1 mutants of the modules run)" in text
     # The parent's modules are untouched by the children.
     assert importlib.import_module("fixpkg.limits").LIMIT == 10
 
@@ -444,7 +599,7 @@ def test_mutants_know_their_function_and_the_entry_point_type_guards() -> None:
 
 
 def test_unexecuted_survivors_in_library_functions_and_guards_are_unreachable() -> None:
-    from mutation.mutate import UNREACHED, LibraryOnly, Result, classify_unreachable
+    from mutation.mutator import UNREACHED, LibraryOnly, Result, classify_unreachable
 
     mutants = {m.id: m for m in _mutants(_ENTRY_SOURCE)}
     in_box = next(m for m in mutants.values() if m.function == "Box.first")
