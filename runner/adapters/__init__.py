@@ -15,4 +15,6 @@ KNOWN: dict[str, str] = {
     "clustershell": "runner.adapters.thirdparty.clustershell:ClusterShell",
     "flux-core": "runner.adapters.thirdparty.fluxcore:FluxCore",
     "slurm-extra": "runner.adapters.thirdparty.slurm_extra:SlurmExtra",
+    "slurm-hostlist": "runner.adapters.thirdparty.slurm_hostlist:SlurmHostlist",
+    "pdsh": "runner.adapters.thirdparty.pdsh:Pdsh",
 }
