@@ -12,6 +12,8 @@ from __future__ import annotations
 import errno
 import importlib.util
 import json
+import os
+import shutil
 import sys
 import types
 from typing import Any
@@ -624,5 +626,35 @@ def test_real_library_matches_its_expectations(
     if name != "flux-core":
         argv += ["-o", "hostlist.*", "-o", "idset.*"]
     code = main(argv)
+    out = capsys.readouterr()
+    assert code == 0, out.out[-3000:] + out.err[-2000:]
+
+
+def _slurm_hostlist_present() -> bool:
+    from runner.adapters.thirdparty.slurm_hostlist import _library_present
+
+    return _library_present()
+
+
+#: Adapters of implementations that come from Debian packages, not from PyPI, each with the
+#: package and a check that it is installed.  CI installs them (.ci/run) and sets
+#: FLUX_CONFORMANCE_REQUIRE_SYSTEM_LIBRARIES, so there a missing one fails instead of skipping.
+_SYSTEM = {
+    "slurm-hostlist": ("libslurm38", _slurm_hostlist_present),
+    "pdsh": ("pdsh", lambda: shutil.which("pdsh") is not None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SYSTEM))
+def test_system_library_matches_its_expectations(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    package, present = _SYSTEM[name]
+    if not present():
+        if os.environ.get("FLUX_CONFORMANCE_REQUIRE_SYSTEM_LIBRARIES"):
+            pytest.fail(f"{package} is not installed (apt-get install {package})")
+        pytest.skip(f"{package} is not installed")
+    argv = ["run", "--impl", name, "--expectations", str(expectations_file(name))]
+    code = main([*argv, "-o", "hostlist.*", "-o", "idset.*"])
     out = capsys.readouterr()
     assert code == 0, out.out[-3000:] + out.err[-2000:]

@@ -76,7 +76,7 @@ _W_SPECIAL = re.compile(r"[@:^]|(?:^|[,\s])[-/]")
 #: Characters a ``NAME: line`` input for dshbak cannot carry in a name.
 _TAG_BREAKING = re.compile(r"[\s:\0]")
 _ITEM_SEPARATORS = re.compile(r"[,\s]")
-_RANGE = re.compile(r"^(\d+)-(\d+)$")
+_NUMBER = re.compile(r"[0-9]+")
 #: Digits beyond which a range bound is taken as huge without converting it.
 _DIGITS = 12
 
@@ -87,18 +87,23 @@ def pdsh_may_reinterpret(text: str) -> bool:
 
 
 def _group_span(group: str) -> int:
-    """Hosts one bracket group can name at most: its comma-separated ranges, summed."""
+    """Hosts one bracket group can name at most: its comma-separated ranges, summed.
+
+    A part holding two runs of digits is taken as a range between them, whatever stands
+    around them (pdsh reads numbers with ``strtoul``, which skips spaces and signs), so the
+    bound errs on the large side.
+    """
     total = 0
     for part in group.split(","):
-        match = _RANGE.match(part)
-        if match is None:
+        numbers = _NUMBER.findall(part)
+        if len(numbers) < 2:
             total += 1
-        else:
-            # Padding adds digits but no hosts; only the significant digits are converted.
-            low, high = (match.group(i).lstrip("0") or "0" for i in (1, 2))
-            if max(len(low), len(high)) > _DIGITS:
-                return MAX_HOSTS + 1
-            total += max(int(high) - int(low), 0) + 1
+            continue
+        # Padding adds digits but no hosts; only the significant digits are converted.
+        low, high = (n.lstrip("0") or "0" for n in (numbers[0], numbers[-1]))
+        if max(len(low), len(high)) > _DIGITS:
+            return MAX_HOSTS + 1
+        total += max(int(high) - int(low), 0) + 1
     return total
 
 
@@ -112,14 +117,15 @@ def _host_bound(text: str) -> int:
     depth = 0
     item: list[str] = []
     items: list[str] = []
-    for char in text + ",":
+    for char in text:
         depth += (char == "[") - (char == "]")
         if depth <= 0 and _ITEM_SEPARATORS.match(char):
             items.append("".join(item))
             item, depth = [], 0
         else:
             item.append(char)
-    for one in items:
+    items.append("".join(item))  # what an unclosed bracket left open
+    for one in filter(None, items):
         size = 1
         for group in re.findall(r"\[([^\[\]]*)", one):
             size = min(size * _group_span(group), MAX_HOSTS + 1)
