@@ -4,8 +4,8 @@
 it; this counts every disagreement over many inputs of the same strategies, grouped by the
 pair of outcomes, with a few examples of each, so that a report can say how often they occur:
 
-    SLURM_EXTRA_BUILD=OUT python implementations/slurm-extra/count_disagreements.py
-        slurm.extra.match --examples 20000 --seed 1
+    cd implementations/slurm-extra
+    SLURM_EXTRA_BUILD=OUT python count_disagreements.py slurm.extra.match --examples 20000
 """
 
 from __future__ import annotations
