@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from support import MINI, ROOT
 
-from runner.cases import load_suite
+from runner.cases import default_cases_dir, load_suite
 from runner.cli import main
 from runner.commands._common import checkout_drift
 from runner.engine import Filters, select
@@ -209,7 +209,7 @@ def test_run_applies_a_shipped_adapters_expectations(capsys, monkeypatch, tmp_pa
 def test_header_names_the_cases_directory_and_the_other_edition(capsys):
     code, out, _ = _run(capsys, "run", "-o", "count.values")
     assert code == 0
-    assert f"cases: {(ROOT / 'cases').resolve()}" in out
+    assert f"cases: {default_cases_dir().resolve()}" in out
     assert "case(s) of the other edition left out" in out
 
 
