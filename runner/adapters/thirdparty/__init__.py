@@ -8,7 +8,10 @@ the specs, one reason per case (see ``docs/adapters.md``).
 
 * :mod:`.python_hostlist` -- ``python-hostlist`` (``--impl python-hostlist``);
 * :mod:`.clustershell` -- ClusterShell's ``NodeSet``/``RangeSet`` (``--impl clustershell``);
-* :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``).
+* :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``);
+* :mod:`.slurm_hostlist` -- Slurm's ``slurm_hostlist_*`` functions from Debian's libslurm38,
+  through ctypes in a worker process (``--impl slurm-hostlist``);
+* :mod:`.pdsh` -- Debian's ``pdsh`` and ``dshbak`` programs (``--impl pdsh``).
 """
 
 from __future__ import annotations
