@@ -594,10 +594,12 @@ def test_flux_core_through_the_runner(
 
 
 def test_known_adapters_registered() -> None:
-    assert set(KNOWN) >= {"python-hostlist", "clustershell", "flux-core"}
+    assert set(KNOWN) >= {"python-hostlist", "clustershell", "flux-core", "slurm-hostlist", "pdsh"}
 
 
-@pytest.mark.parametrize("name", ["python-hostlist", "clustershell", "flux-core"])
+@pytest.mark.parametrize(
+    "name", ["python-hostlist", "clustershell", "flux-core", "slurm-hostlist", "pdsh"]
+)
 def test_expectations_files_load_and_are_not_stale(name: str) -> None:
     from runner.cases import load_suite
 
