@@ -302,6 +302,9 @@ def test_equivalent_entries_by_id_or_by_position() -> None:
         _mutants(_STABLE.replace("a < b and", "a < b + 0 and")), [by_position]
     )
     assert edited.stale == [by_position]
+    # A mutant named by two entries is reported: its reason belongs in one place.
+    twice = match_equivalents(mutants, [by_position, by_id, replace(by_position, reason="again")])
+    assert [(m.id, len(e)) for m, e in twice.duplicates] == [("m:5:7:compare:< -> <=", 2)]
 
 
 def test_a_position_entry_on_a_repeated_line_is_ambiguous_unless_it_names_the_function() -> None:

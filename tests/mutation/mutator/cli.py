@@ -131,7 +131,8 @@ def _all_mutants(target: Target) -> list[Mutant]:
 def _list(mutants: Sequence[Mutant]) -> None:
     for m in mutants:
         print(f"{m.id}\n    - {m.source}\n    + {m.changed}")
-        print(f"    at col {m.col} {m.operator} {m.original} -> {m.mutated}  ({m.function or '-'})")
+        where = f"  (function: {m.function})" if m.function else ""
+        print(f'    at: "{m.col}:{m.operator}:{m.original} -> {m.mutated}"{where}')
 
 
 def _entries(target: Target, matched: Matched) -> int:

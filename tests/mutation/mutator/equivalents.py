@@ -8,8 +8,8 @@ module and line), which follows the code when lines move and goes stale only whe
 itself changes.  An entry that covers a whole source line (``module`` and ``source`` alone) is
 refused: it used to hide mutants nobody had looked at.  The report lists the mutant each
 position covers, flags one whose mutant some case kills, one that matches no mutant (stale),
-and one that matches several (ambiguous: a line repeated in the module; ``function`` tells
-them apart).
+one that matches several (ambiguous: a line repeated in the module; ``function`` tells them
+apart), and a mutant named twice.
 """
 
 from __future__ import annotations
@@ -197,6 +197,15 @@ class Matched:
     def stale(self) -> list[Equivalent]:
         """Entries matching no mutant: the code they named has changed."""
         return [e for e, found in self.covered if not found]
+
+    @property
+    def duplicates(self) -> list[tuple[Mutant, list[Equivalent]]]:
+        """Mutants named by more than one entry (each needs one reason, in one place)."""
+        naming: dict[str, tuple[Mutant, list[Equivalent]]] = {}
+        for entry, found in self.covered:
+            for mutant in found:
+                naming.setdefault(mutant.id, (mutant, []))[1].append(entry)
+        return [(m, entries) for m, entries in naming.values() if len(entries) > 1]
 
     @property
     def ambiguous(self) -> list[tuple[Equivalent, list[Mutant]]]:

@@ -86,7 +86,7 @@ def render_entries(
 ) -> tuple[list[str], list[str]]:
     """Each entry of the modules run with the mutant it covers and that mutant's fate; and the
     problems: an entry whose mutant some case kills, one matching no mutant (stale), one
-    matching several (ambiguous)."""
+    matching several (ambiguous), a mutant named by two entries."""
     by_id = {r.mutant.id: r for r in results}
     listing: list[str] = []
     problems: list[str] = []
@@ -106,6 +106,9 @@ def render_entries(
             listing.append(f"  {entry.kind:10}  [{mutant.id}]  {fate}")
             if result is not None and result.killed:
                 problems.append(f"Listed in equivalent.yaml but killed: [{mutant.id}] {fate}")
+    for mutant, entries in matched.duplicates:
+        if mutant.module in modules:
+            problems.append(f"Named by {len(entries)} equivalent entries: [{mutant.id}]")
     return listing, problems
 
 
