@@ -17,7 +17,7 @@
 #
 # Debian 12 packages: gcc make pkg-config libjson-c-dev (json-c 0.16), plus what Slurm's
 # configure needs by default on Debian: python3 (build scripts), perl, bzip2/gzip for a
-# tarball.  Two jobs by default (MAKE_JOBS overrides); about 6 minutes on two cores.
+# tarball.  Two jobs by default (MAKE_JOBS overrides); 3 to 7 minutes on two cores.
 set -eu
 
 if [ $# -ne 2 ]; then

@@ -38,6 +38,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=5, help="examples printed per group")
+    parser.add_argument("--dump", help="write every disagreement to this file, one JSON a line")
     args = parser.parse_args()
 
     op = load_registry()[args.operation]
@@ -72,6 +73,12 @@ def main() -> None:
     impl.close()
     against.close()
 
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as out:
+            for (actual, expected), values in groups.items():
+                for value in values:
+                    line = {"impl": actual, "against": expected, "input": value}
+                    out.write(json.dumps(line, ensure_ascii=False) + "\n")
     total = sum(len(v) for v in groups.values())
     print(f"{args.operation}: {len(seen)} distinct inputs, {total} disagreements")
     for (actual, expected), values in sorted(groups.items(), key=lambda kv: -len(kv[1])):
