@@ -1,9 +1,24 @@
 """Adapter for flux-core's Python bindings: ``--impl flux-core``.
 
-flux-core is not on PyPI: this adapter loads only where ``import flux`` works (inside a
-flux-core build or installation, e.g. under ``flux python``).  Each operation goes through
-the public API flux-core itself uses for it; an operation whose module is missing from the
-installed flux-core (``flux.shape`` is recent) is left out, like those it has no API for:
+flux-core reaches this adapter in one of two ways, chosen when it is instantiated:
+
+* **a flux-core build** (``FLUX_CORE_PREFIX=PREFIX``, the prefix given to
+  ``implementations/flux-core/build.sh``, or wherever ``import flux`` already works, e.g. under
+  ``flux python``): the full bindings, every operation below.  When ``FLUX_CORE_PREFIX`` is
+  set, its bindings must import; the adapter never falls back to anything else.
+* **the flux-python wheel alone** (``pip install 'flux-conformance[flux-core]'``): its cffi
+  modules need ``libflux-core``, which the wheel does not ship, so ``import flux`` fails; its
+  pure-Python RFC 46 shape parser (``flux/shape/parser.py``) and RFC 35 query parser
+  (``flux/constraint/parser.py``) are then loaded by file path, past ``flux/__init__``, and
+  ``shape.parse`` and ``constraint.parse_query`` are answered by them.  The other operations
+  answer ``unsupported``, saying they need a build.  The ``--requires`` operator table
+  (``MiniConstraintParser``) lives in ``flux/job/_utils.py``, which imports the C bindings;
+  its class statement is taken from that file and executed against the loaded
+  ``ConstraintParser``, so the table is flux-core's own text, not a copy.
+
+Each operation goes through the public API flux-core itself uses for it; an operation whose
+module is missing from the installed flux-core (``flux.shape`` is recent) is left out, like
+those it has no API for:
 
 ============================  =====================================================
 operation                     flux-core API
@@ -59,11 +74,16 @@ Error mapping:
 
 from __future__ import annotations
 
+import ast
 import errno
 import importlib
+import importlib.util
 import itertools
 import json
+import os
+import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -73,24 +93,56 @@ from runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     error,
     output,
+    unsupported,
 )
 
-__all__ = ["MAX_VALUES", "FluxCore"]
+__all__ = ["MAX_VALUES", "PREFIX_VARIABLE", "FluxCore"]
 
-#: ``count.values`` stops listing here: ``valid_counts`` of an unbounded count is as long
-#: as the limit, so the adapter answers ``limit`` past the reference's own bound.
+#: The adapter lists at most this many ids, hosts or counts (the reference's own list bound):
+#: flux-core keeps an idset or hostlist compact, but a Python list of 10**8 ids would exhaust
+#: the machine (such a decode is answered ``unsupported``), and ``valid_counts`` of an
+#: unbounded count is as long as the limit (answered ``limit``).
 MAX_VALUES = 4_000_000
+
+#: The environment variable naming the install prefix of a flux-core build.
+PREFIX_VARIABLE = "FLUX_CORE_PREFIX"
+
+_BUILD_HINT = (
+    "build flux-core with implementations/flux-core/build.sh SOURCE PREFIX and set "
+    f"{PREFIX_VARIABLE}=PREFIX"
+)
+
+#: What the wheel alone cannot answer: these go through flux-core's C libraries.
+_NEEDS_BUILD = (
+    "idset.decode",
+    "idset.encode",
+    "hostlist.decode",
+    "hostlist.encode",
+    "count.values",
+    "jobspec.validate",
+    "constraint.validate",
+    "constraint.match",
+    "R.validate",
+    "R.decode",
+    "R.union",
+    "R.diff",
+    "R.intersect",
+)
+
+#: Private names for the wheel's parser modules, so that they never pass for ``flux.*``.
+_WHEEL_PACKAGE = "_flux_conformance_wheel"
 
 _INVALID = (ValueError, TypeError, KeyError)
 
 #: The smallest jobspec flux-core accepts; ``constraint.validate`` puts the constraint in it.
+#: flux-core refuses a jobspec without ``attributes.system.duration`` (0 is unlimited).
 _CARRIER: dict[str, Any] = {
     "version": 1,
     "resources": [
         {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
     ],
     "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
-    "attributes": {"system": {}},
+    "attributes": {"system": {"duration": 0}},
 }
 
 
@@ -102,16 +154,40 @@ def _optional(name: str) -> ModuleType | None:
 
 
 def _version(flux: ModuleType) -> str:
+    inner = _optional("flux.core.inner")
+    raw = getattr(inner, "raw", None)
+    if raw is not None and hasattr(raw, "flux_core_version_string"):
+        found = raw.flux_core_version_string()
+        return found.decode() if isinstance(found, bytes) else str(found)
     for source in (flux, _optional("flux.core")):
         found = getattr(source, "__version__", None)
         if found:
             return str(found)
+    return _distribution_version()
+
+
+def _distribution_version() -> str:
     from importlib import metadata
 
-    try:
-        return metadata.version("flux")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    for distribution in ("flux-python", "flux"):
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def _too_many(count: int, what: str, decoded: Any) -> dict[str, Any]:
+    """What the adapter says of a set flux-core holds compactly but is too long to list.
+
+    Not ``limit``: flux-core did not refuse the input, and a ``limit`` would let a case that
+    expects one pass although flux-core may have decoded something else (``0-99999999999999``
+    becomes ``0-276447231``).  The case is skipped, the reason saying what flux-core decoded.
+    """
+    return unsupported(
+        f"flux-core decoded {count} {what} ({str(decoded)[:80]}), more than the adapter "
+        f"lists ({MAX_VALUES}, the reference's bound)"
+    )
 
 
 def _validation_error(exc: BaseException) -> Mapping[str, Any] | None:
@@ -122,20 +198,102 @@ def _validation_error(exc: BaseException) -> Mapping[str, Any] | None:
     return None
 
 
+def _import_build(prefix: str) -> ModuleType:
+    """Import the ``flux`` package installed under ``prefix``, or say why it cannot be."""
+    root = Path(prefix)
+    sites = [
+        site
+        for site in sorted(root.glob("lib*/python3*/site-packages"))
+        if (site / "flux" / "__init__.py").is_file()
+    ]
+    if not sites:
+        raise AdapterError(
+            f"{PREFIX_VARIABLE}={prefix} holds no flux-core build (no "
+            f"lib/python3.X/site-packages/flux): {_BUILD_HINT}"
+        )
+    site = sites[0].resolve()
+    if str(site) not in sys.path:
+        sys.path.insert(0, str(site))
+    try:
+        flux = importlib.import_module("flux")
+    except ImportError as exc:
+        raise AdapterError(
+            f"flux-core's bindings in {site} do not import ({exc}); {_BUILD_HINT}"
+        ) from None
+    where = Path(getattr(flux, "__file__", "") or "").resolve()
+    if not where.is_relative_to(site):
+        raise AdapterError(
+            f"{PREFIX_VARIABLE}={prefix}, but `flux` was already imported from {where}"
+        )
+    return flux
+
+
+def _wheel_directory() -> Path | None:
+    """The installed ``flux`` package's directory, found without running its ``__init__``."""
+    try:
+        spec = importlib.util.find_spec("flux")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        if (Path(location) / "shape" / "parser.py").is_file():
+            return Path(location)
+    return None
+
+
+def _load_file(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"{_WHEEL_PACKAGE}.{name}", path)
+    if spec is None or spec.loader is None:
+        raise AdapterError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as exc:  # PLY or PyYAML missing
+        del sys.modules[spec.name]
+        raise AdapterError(
+            f"{path} needs {exc.name or exc}: pip install 'flux-conformance[flux-core]'"
+        ) from None
+    return module
+
+
+def _class_from_source(path: Path, name: str, namespace: Mapping[str, Any]) -> Any:
+    """Run the ``class name(...)`` statement of ``path`` alone, given ``namespace``.
+
+    The rest of the file is not executed (its imports need the C bindings); the class is
+    built from flux-core's own text in a stand-in module carrying the file's name, which
+    PLY looks up through the class's ``__module__`` and tracebacks point at.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            module = ModuleType(f"{_WHEEL_PACKAGE}.{path.parent.name}.{path.stem}")
+            module.__file__ = str(path)
+            module.__dict__.update(namespace)
+            sys.modules[module.__name__] = module
+            code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
+            exec(code, module.__dict__)
+            return module.__dict__[name]
+    return None
+
+
 class FluxCore(ThirdPartyImplementation):
     """flux-core's Python bindings (see the module docstring for the API of each operation)."""
 
     name = "flux-core"
 
     def __init__(self) -> None:
-        try:
-            flux = importlib.import_module("flux")
-        except ImportError as exc:
-            raise AdapterError(
-                f"flux-core's Python bindings are not importable ({exc}); flux-core is not on "
-                "PyPI: run inside a flux-core installation (e.g. `flux python -m runner.cli "
-                "run --impl flux-core`) or put its python directory on PYTHONPATH"
-            ) from None
+        prefix = os.environ.get(PREFIX_VARIABLE)
+        if prefix:
+            flux = _import_build(prefix)
+        else:
+            try:
+                flux = importlib.import_module("flux")
+            except ImportError as exc:
+                self._init_wheel(exc)
+                return
+        self.mode = "bindings"
         self.version = _version(flux)
         handlers: dict[str, Handler] = {}
         idset = _optional("flux.idset")
@@ -173,16 +331,66 @@ class FluxCore(ThirdPartyImplementation):
         if query_parser is not None:
             self._query_parser_cls = query_parser
             self._query_parser: Any = None
+            self._query_syntax_error = importlib.import_module(
+                "flux.constraint.parser"
+            ).ConstraintSyntaxError
             handlers["constraint.parse_query"] = self._parse_query
         super().__init__(handlers)
+
+    def _init_wheel(self, why: ImportError) -> None:
+        """Answer what the wheel's pure-Python parsers can; the rest needs a build."""
+        directory = _wheel_directory()
+        if directory is None:
+            raise AdapterError(
+                f"flux-core's Python bindings are not importable ({why}): pip install "
+                "'flux-conformance[flux-core]' (the flux-python wheel; shape and query parsers "
+                f"only), or {_BUILD_HINT} (every operation)"
+            ) from None
+        self.mode = "wheel"
+        self.version = f"{_distribution_version()} (flux-python wheel, pure-Python parsers)"
+        self._shape = _load_file(directory / "shape" / "parser.py", "shape.parser")
+        self._shape_parser = None
+        constraint = _load_file(directory / "constraint" / "parser.py", "constraint.parser")
+        self._query_syntax_error = constraint.ConstraintSyntaxError
+        self._query_parser_cls = None
+        self._query_parser = None
+        for where in ("job/_utils.py", "cli/base.py"):
+            if (directory / where).is_file():
+                namespace = {"ConstraintParser": constraint.ConstraintParser}
+                found = _class_from_source(directory / where, "MiniConstraintParser", namespace)
+                if found is not None:
+                    self._query_parser_cls = found
+                    break
+        reason = (
+            f"{{op}} goes through flux-core's C libraries, which the flux-python wheel does "
+            f"not ship (import flux: {why}): {_BUILD_HINT}"
+        )
+        handlers: dict[str, Handler] = {
+            op: self._needs_build(reason.format(op=op)) for op in _NEEDS_BUILD
+        }
+        handlers["shape.parse"] = self._shape_parse
+        if self._query_parser_cls is not None:
+            handlers["constraint.parse_query"] = self._parse_query
+        super().__init__(handlers)
+
+    @staticmethod
+    def _needs_build(reason: str) -> Handler:
+        def handler(value: Any) -> Mapping[str, Any]:
+            del value
+            return unsupported(reason)
+
+        return handler
 
     # -- RFC 22 / RFC 29 ------------------------------------------------------------------
 
     def _idset_decode(self, text: Any) -> Mapping[str, Any]:
         try:
-            return output([int(i) for i in self._idset.decode(text)])
+            decoded = self._idset.decode(text)
         except ValueError as exc:
             return error("syntax", exc)
+        if len(decoded) > MAX_VALUES:
+            return _too_many(len(decoded), "ids", decoded)
+        return output([int(i) for i in decoded])
 
     def _idset_encode(self, ids: Any) -> Mapping[str, Any]:
         try:
@@ -192,9 +400,12 @@ class FluxCore(ThirdPartyImplementation):
 
     def _hostlist_decode(self, text: Any) -> Mapping[str, Any]:
         try:
-            return output([str(h) for h in self._hostlist.decode(text)])
+            decoded = self._hostlist.decode(text)
         except ValueError as exc:
             return error("syntax", exc)
+        if len(decoded) > MAX_VALUES:
+            return _too_many(len(decoded), "hosts", decoded)
+        return output([str(h) for h in decoded])
 
     def _hostlist_encode(self, hosts: Any) -> Mapping[str, Any]:
         try:
@@ -264,10 +475,9 @@ class FluxCore(ThirdPartyImplementation):
     def _parse_query(self, query: Any) -> Mapping[str, Any]:
         if self._query_parser is None:
             self._query_parser = self._query_parser_cls()
-        syntax_error = importlib.import_module("flux.constraint.parser").ConstraintSyntaxError
         try:
             return output(self._query_parser.parse(query))
-        except syntax_error as exc:
+        except self._query_syntax_error as exc:
             return error("syntax", exc)
         except (TypeError, ValueError) as exc:  # PLY's lexer: "Expected a string"
             return error("invalid", exc)
