@@ -45,6 +45,33 @@ class OperationSpec:
         default_factory=dict, compare=False, repr=False
     )
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> OperationSpec:
+        """An operation from its registration (the JSON of ``schemas/operations/<name>.json``)."""
+        return cls(
+            name=data["operation"],
+            spec=data["spec"],
+            summary=data["summary"],
+            input_schema=data["input"],
+            output_schema=data["output"],
+            errors=data["errors"],
+            comparator_name=data["comparator"],
+            comparator_doc=data["comparator_doc"],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The registration this operation was read from."""
+        return {
+            "operation": self.name,
+            "spec": self.spec,
+            "summary": self.summary,
+            "input": self.input_schema,
+            "output": self.output_schema,
+            "errors": dict(self.errors),
+            "comparator": self.comparator_name,
+            "comparator_doc": self.comparator_doc,
+        }
+
     @property
     def comparator(self) -> Comparator:
         """The comparator function this operation's outputs are judged by."""
@@ -104,14 +131,5 @@ def load_registry() -> Mapping[str, OperationSpec]:
             raise RegistryError(f"{entry.name}: unknown comparator {data['comparator']!r}")
         for which in ("input", "output"):
             jsonschema.Draft202012Validator.check_schema(data[which])
-        found[name] = OperationSpec(
-            name=name,
-            spec=data["spec"],
-            summary=data["summary"],
-            input_schema=data["input"],
-            output_schema=data["output"],
-            errors=data["errors"],
-            comparator_name=data["comparator"],
-            comparator_doc=data["comparator_doc"],
-        )
+        found[name] = OperationSpec.from_json(data)
     return found

@@ -8,7 +8,7 @@ import filecmp
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from runner.errors import ConformanceError
 
@@ -46,40 +46,27 @@ def add_cases_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: The selection filters: (option word, metavar or choices, what it selects).
+_SELECTORS: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
+    ("operation", "GLOB", "operations (glob), e.g. 'idset.*'"),
+    ("id", "GLOB", "case ids matching (glob)"),
+    ("level", LEVELS, "levels"),
+    ("tag", "TAG", "cases with this tag"),
+)
+
+
 def add_selection(p: argparse.ArgumentParser) -> None:
-    """The options that select cases, inclusions and exclusions alike."""
+    """The options that select cases, inclusions and exclusions alike (all repeatable)."""
     add_cases_option(p)
-    p.add_argument(
-        "-o",
-        "--operation",
-        action="append",
-        metavar="GLOB",
-        help="only these operations (glob; repeatable), e.g. 'idset.*'",
-    )
-    p.add_argument(
-        "--id", action="append", metavar="GLOB", help="only case ids matching (repeatable)"
-    )
-    p.add_argument(
-        "--level", action="append", choices=LEVELS, help="only these levels (repeatable)"
-    )
-    p.add_argument(
-        "--tag", action="append", metavar="TAG", help="only cases with this tag (repeatable)"
-    )
-    p.add_argument(
-        "--exclude-operation",
-        action="append",
-        metavar="GLOB",
-        help="leave out these operations (glob; repeatable)",
-    )
-    p.add_argument(
-        "--exclude-id", action="append", metavar="GLOB", help="leave out matching case ids"
-    )
-    p.add_argument(
-        "--exclude-level", action="append", choices=LEVELS, help="leave out these levels"
-    )
-    p.add_argument(
-        "--exclude-tag", action="append", metavar="TAG", help="leave out cases with this tag"
-    )
+    for word, values, what in _SELECTORS:
+        kind: dict[str, Any] = (
+            {"choices": values} if isinstance(values, tuple) else {"metavar": values}
+        )
+        include = ["-o", f"--{word}"] if word == "operation" else [f"--{word}"]
+        p.add_argument(*include, action="append", help=f"only {what} (repeatable)", **kind)
+        p.add_argument(
+            f"--exclude-{word}", action="append", help=f"leave out {what} (repeatable)", **kind
+        )
     p.add_argument(
         "--edition",
         choices=("seed", "upstream"),

@@ -33,17 +33,6 @@ __all__ = ["FORMAT", "export_suite", "suite_from_export"]
 FORMAT = "flux-conformance-export/1"
 
 
-def _operation(op: OperationSpec) -> dict[str, Any]:
-    return {
-        "spec": op.spec,
-        "summary": op.summary,
-        "input": op.input_schema,
-        "output": op.output_schema,
-        "errors": dict(op.errors),
-        "comparator": op.comparator_name,
-    }
-
-
 def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
     hint = HINTS.get(op.comparator_name)
     outcomes = []
@@ -87,7 +76,7 @@ def export_suite(
             "cases": len(cases),
         },
         "comparators": dict(sorted(comparators.items())),
-        "operations": {name: _operation(op) for name, op in suite.operations.items()},
+        "operations": {name: op.to_json() for name, op in suite.operations.items()},
         "requirements": {
             r.id: {"spec": r.spec, "keyword": r.keyword, "section": r.section, "text": r.text}
             for r in suite.requirements.values()
@@ -100,19 +89,7 @@ def export_suite(
 
 def suite_from_export(doc: Mapping[str, Any], *, source: Path) -> Suite:
     """A :class:`Suite` rebuilt from an export document (``source`` names it in reports)."""
-    operations = {
-        name: OperationSpec(
-            name=name,
-            spec=raw["spec"],
-            summary=raw["summary"],
-            input_schema=raw["input"],
-            output_schema=raw["output"],
-            errors=raw["errors"],
-            comparator_name=raw["comparator"],
-            comparator_doc=doc["comparators"][raw["comparator"]],
-        )
-        for name, raw in doc["operations"].items()
-    }
+    operations = {name: OperationSpec.from_json(raw) for name, raw in doc["operations"].items()}
     requirements = {
         rid: Requirement(
             id=rid,
