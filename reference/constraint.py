@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from reference import hostlist
 from reference._limits import MAX_EXPANSION
@@ -45,6 +45,7 @@ __all__ = [
     "OPERATORS",
     "Constraint",
     "compile_constraint",
+    "evaluate",
     "match",
     "validate_constraint",
 ]
@@ -213,10 +214,90 @@ def validate_constraint(obj: Any) -> list[str]:
     return compile_constraint(obj)[1]
 
 
-def _evaluate(constraint: Constraint, targets: ResourceSet) -> IdSet:
-    """Return the ranks of ``targets`` that satisfy ``constraint`` (iteratively)."""
+def evaluate(constraint: Constraint, targets: ResourceSet) -> IdSet:
+    """Return the ranks of ``targets`` that satisfy a compiled ``constraint``.
+
+    This is the library entry point for a caller that holds an R already decoded (a
+    scheduler matching many jobs against its resources); :func:`match` takes documents.
+    """
     everything = targets.ranks
-    results: list[IdSet] = []
+    if everything.last() is None or (everything.last() or 0) >= _BITSET_LIMIT:
+        return _evaluate(constraint, targets, _IntervalAlgebra(everything))
+    # Ranks of one cluster: every term as an int bitset, so and/or/not are single C ops
+    # however scattered the properties are.  Each property is converted once.
+    return IdSet.from_bits(_evaluate(constraint, targets, _BitAlgebra(everything)))
+
+
+#: Ranks below this are evaluated as int bitsets (an int of this many bits is 512 KiB).
+_BITSET_LIMIT = 1 << 22
+
+T = TypeVar("T")
+
+
+class _IntervalAlgebra:
+    """Sets of ranks as :class:`IdSet` interval lists (any ids); all are subsets of the R's."""
+
+    def __init__(self, everything: IdSet) -> None:
+        self.everything = everything
+
+    def ids(self, ids: IdSet) -> IdSet:
+        return ids
+
+    def union(self, a: IdSet, b: IdSet) -> IdSet:
+        return a | b
+
+    def intersection(self, a: IdSet, b: IdSet) -> IdSet:
+        return a & b
+
+    def difference(self, a: IdSet, b: IdSet) -> IdSet:
+        return a - b
+
+    def all(self) -> IdSet:
+        return self.everything
+
+
+class _BitAlgebra:
+    """Sets of ranks as int bitsets (ranks below :data:`_BITSET_LIMIT`)."""
+
+    def __init__(self, everything: IdSet) -> None:
+        self.everything = everything
+        self.bits = everything.to_bits()
+        self.converted: dict[int, tuple[IdSet, int]] = {}
+
+    def ids(self, ids: IdSet) -> int:
+        # Property sets repeat across terms: convert each one once.  The entry keeps the set
+        # alive, so its id() cannot be reused by another set during the evaluation.
+        key = id(ids)
+        if key not in self.converted:
+            self.converted[key] = (ids, ids.to_bits())
+        return self.converted[key][1]
+
+    def union(self, a: int, b: int) -> int:
+        return a | b
+
+    def intersection(self, a: int, b: int) -> int:
+        return a & b
+
+    def difference(self, a: int, b: int) -> int:
+        return a & ~b
+
+    def all(self) -> int:
+        return self.bits
+
+
+class _Algebra(Protocol[T]):
+    """What evaluation needs of a representation of sets of ranks."""
+
+    def ids(self, ids: IdSet) -> T: ...
+    def union(self, a: T, b: T) -> T: ...
+    def intersection(self, a: T, b: T) -> T: ...
+    def difference(self, a: T, b: T) -> T: ...
+    def all(self) -> T: ...
+
+
+def _evaluate(constraint: Constraint, targets: ResourceSet, algebra: _Algebra[T]) -> T:
+    """Return the ranks of ``targets`` that satisfy ``constraint`` (iteratively)."""
+    results: list[T] = []
     work: list[tuple[bool, Constraint]] = [(False, constraint)]
     while work:
         built, node = work.pop()
@@ -228,34 +309,35 @@ def _evaluate(constraint: Constraint, targets: ResourceSet) -> IdSet:
             count = len(node.children)
             parts = results[len(results) - count :] if count else []
             del results[len(results) - count :]
-            results.append(_logical(node.operator, parts, everything))
+            results.append(_logical(node.operator, parts, algebra))
         elif isinstance(node, Everything):
-            results.append(everything)
+            results.append(algebra.all())
         elif isinstance(node, Properties):
-            found = everything
+            found = algebra.all()
             for name in node.required:
-                found = found & targets.property(name)
+                found = algebra.intersection(found, algebra.ids(targets.property(name)))
             for name in node.forbidden:
-                found = found - targets.property(name)
+                found = algebra.difference(found, algebra.ids(targets.property(name)))
             results.append(found)
         elif isinstance(node, Hosts):
-            results.append(targets.ranks_of_hosts(node.names))
+            results.append(algebra.ids(targets.ranks_of_hosts(node.names)))
         else:
-            results.append(node.ids & everything)
+            # The one term that may name ranks the R lacks (up to 2**64 - 1).
+            results.append(algebra.ids(node.ids & targets.ranks))
     return results[0]
 
 
-def _logical(op: str, parts: Iterable[IdSet], everything: IdSet) -> IdSet:
+def _logical(op: str, parts: Iterable[T], algebra: _Algebra[T]) -> T:
     if op == "or":
-        found: IdSet | None = None
+        found: T | None = None
         for part in parts:
-            found = part if found is None else found | part
+            found = part if found is None else algebra.union(found, part)
         # An empty ``or`` matches everything (RFC 31).
-        return everything if found is None else found
-    found = everything
+        return algebra.all() if found is None else found
+    every = algebra.all()
     for part in parts:
-        found = found & part
-    return found if op == "and" else everything - found
+        every = algebra.intersection(every, part)
+    return every if op == "and" else algebra.difference(algebra.all(), every)
 
 
 def match(constraint: Any, r_document: Any) -> list[int]:
@@ -265,7 +347,7 @@ def match(constraint: Any, r_document: Any) -> list[int]:
     """
     compiled, _warnings = compile_constraint(constraint)
     targets, _ = load(r_document)
-    return list(_evaluate(compiled, targets))
+    return evaluate(compiled, targets).to_list()
 
 
 def _op_validate(value: Any, *, edition: str) -> dict[str, Any]:
@@ -291,7 +373,7 @@ def _op_match(value: Any, *, edition: str) -> list[int]:
         targets, _ = load(value["R"])
     except FormatError as exc:
         raise exc.with_path(("R",)) from None
-    return list(_evaluate(compiled, targets))
+    return evaluate(compiled, targets).to_list()
 
 
 OPERATIONS: dict[str, Callable[..., Any]] = {

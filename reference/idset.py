@@ -31,15 +31,14 @@ Encoding produces the canonical form: every run of two or more consecutive ids b
 
 from __future__ import annotations
 
-import gc
-import heapq
+import functools
+import json
 import operator
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
+from itertools import accumulate, chain, islice
 from typing import Any
 
 from reference._limits import (
@@ -48,6 +47,7 @@ from reference._limits import (
     check_expansion,
     check_text_length,
 )
+from reference._speed import gc_paused
 from reference.errors import InvalidError, LimitError, ParseError
 
 __all__ = ["OPERATIONS", "IdSet", "decode", "encode"]
@@ -153,6 +153,24 @@ class IdSet:
         pairs.sort()
         return cls._trusted(_coalesce(pairs))
 
+    @classmethod
+    def from_bits(cls, bits: int) -> IdSet:
+        """Return the set of the positions of the bits set in ``bits`` (a non-negative int)."""
+        if type(bits) is not int or bits < 0:
+            raise InvalidError(f"a bitset must be a non-negative int, not {bits!r}")
+        if bits.bit_length() > MAX_ID + 1:
+            raise LimitError(f"a bitset may hold ids up to {MAX_ID}")
+        return _from_bits(bits)
+
+    def to_bits(self) -> int:
+        """Return the set as an int whose bit ``i`` is set when id ``i`` is in the set.
+
+        Meant for sets of small ids (ranks of one R, cores of one node), where ``&``, ``|``
+        and ``& ~`` on ints do in C what interval merges do in Python; the int holds as many
+        bits as the largest id, so never call it on a set reaching towards 2**64.
+        """
+        return _to_bits(self.intervals) if self.intervals else 0
+
     # -- encoding -----------------------------------------------------------------------------
 
     def encode(self, *, brackets: bool = False) -> str:
@@ -188,7 +206,12 @@ class IdSet:
 
     def to_list(self) -> list[int]:
         """Return every id, ascending, as a list (faster than ``list(ids)``)."""
-        return [value for lo, hi in self.intervals for value in range(lo, hi + 1)]
+        intervals = self.intervals
+        los = list(map(_lower, intervals))
+        if all(map(operator.eq, los, map(_upper, intervals))):
+            return los  # single ids only: the lower ends are the list
+        ends = map(_succ, map(_upper, intervals))
+        return list(chain.from_iterable(map(range, los, ends)))
 
     def __contains__(self, item: object) -> bool:
         if type(item) is not int:
@@ -208,12 +231,26 @@ class IdSet:
 
     def union(self, other: IdSet) -> IdSet:
         """Ids in either set."""
-        return IdSet._trusted(_coalesce(heapq.merge(self.intervals, other.intervals)))
+        a, b = self.intervals, other.intervals
+        if not a or not b:
+            return self if a else other
+        if _bitwise(a, b):
+            return _from_bits(_to_bits(a) | _to_bits(b))
+        # Two sorted runs: timsort merges them in C, faster than heapq.merge's generator.
+        return IdSet._trusted(_coalesce(sorted(a + b)))
 
     def intersection(self, other: IdSet) -> IdSet:
         """Ids in both sets."""
-        out: list[Interval] = []
         a, b = self.intervals, other.intervals
+        if not a or not b:
+            return _EMPTY
+        if len(b) == 1 or len(a) == 1:
+            # One span (all the ranks of an R, often): cut the other set's ends off.
+            (lo, hi), many = (b[0], a) if len(b) == 1 else (a[0], b)
+            return _clip(many, lo, hi)
+        if _bitwise(a, b):
+            return _from_bits(_to_bits(a) & _to_bits(b))
+        out: list[Interval] = []
         i = j = 0
         while i < len(a) and j < len(b):
             lo = max(a[i][0], b[j][0])
@@ -228,8 +265,12 @@ class IdSet:
 
     def difference(self, other: IdSet) -> IdSet:
         """Ids in this set and not in ``other``."""
+        a, b = self.intervals, other.intervals
+        if not a or not b:
+            return self
+        if _bitwise(a, b):
+            return _from_bits(_to_bits(a) & ~_to_bits(b))
         out: list[Interval] = []
-        b = other.intervals
         j = 0
         for lo, hi in self.intervals:
             start = lo
@@ -254,7 +295,35 @@ class IdSet:
 
     def issubset(self, other: IdSet) -> bool:
         """Whether every id of this set is in ``other``."""
-        return not self.difference(other)
+        return other.subset_test()(self)
+
+    def subset_test(self) -> Callable[[IdSet], bool]:
+        """Return a function telling whether a set lies inside this one.
+
+        Checking many sets against one (the properties of an R against its ranks) builds the
+        search table once.
+        """
+        b = self.intervals
+        if len(b) <= 1:
+            lo, hi = b[0] if b else (0, -1)
+            return lambda ids: (
+                not ids.intervals or (lo <= ids.intervals[0][0] and ids.intervals[-1][1] <= hi)
+            )
+        # Flattened, ``b`` is the ascending list lo0, hi0 + 1, lo1, hi1 + 1, ...: an id is in
+        # ``b`` when an odd number of those bounds are <= it, and an interval of ``a`` is
+        # inside ``b`` when its ends fall after the same bound.  bisect over map runs in C.
+        bounds = list(
+            chain.from_iterable(zip(map(_lower, b), map(_succ, map(_upper, b)), strict=True))
+        )
+        find = functools.partial(bisect_right, bounds)
+
+        def test(ids: IdSet) -> bool:
+            a = ids.intervals
+            firsts = list(map(find, map(_lower, a)))
+            lasts = map(find, map(_upper, a))
+            return all(map((1).__and__, firsts)) and all(map(operator.eq, firsts, lasts))
+
+        return test
 
     def __or__(self, other: object) -> IdSet:
         return self.union(other) if isinstance(other, IdSet) else NotImplemented
@@ -269,24 +338,69 @@ class IdSet:
         return self.issubset(other) if isinstance(other, IdSet) else NotImplemented
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of interval tuples are built.
+_gc_paused = gc_paused
 
-    Tuples of ints cannot form reference cycles, yet allocating a million of them triggers
-    many collections that find nothing; pausing them makes large idsets several times faster.
+
+# The ends of an interval, as C callables: map() over them never enters Python code.
+_lower: Callable[[Interval], int] = operator.itemgetter(0)
+_upper: Callable[[Interval], int] = operator.itemgetter(1)
+
+
+_succ = (1).__add__
+
+
+def _bitwise(a: tuple[Interval, ...], b: tuple[Interval, ...]) -> bool:
+    """Whether ``a`` and ``b`` are better combined as bitsets than merged interval by interval.
+
+    A merge costs a Python step per interval; a bitset costs C work per id up to the largest.
+    Many intervals over a small id range (scattered ranks, say) favour the bitset; a few wide
+    intervals, or ids up to 2**64, the merge.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    count = len(a) + len(b)
+    top = max(a[-1][1], b[-1][1])
+    return count >= 32 and top < count * 1024 and top < 1 << 26
 
 
-def _lower(pair: Interval) -> int:
-    return pair[0]
+def _to_bits(intervals: tuple[Interval, ...]) -> int:
+    """The set as a Python int whose bit ``i`` is set when id ``i`` is in it."""
+    # Build the binary digits lowest id first ("0" per gap, "1" per id) with C-level maps,
+    # then let int() read them, reversed, in linear time.
+    los = list(map(_lower, intervals))
+    ends = list(map(_succ, map(_upper, intervals)))
+    gaps = map(operator.sub, los, chain((0,), ends))
+    spans = map(operator.sub, ends, los)
+    zeros, ones = map("0".__mul__, gaps), map("1".__mul__, spans)
+    digits = "".join(chain.from_iterable(zip(zeros, ones, strict=True)))
+    return int(digits[::-1], 2)
+
+
+def _from_bits(bits: int) -> IdSet:
+    """The set whose ids are the bits set in ``bits`` (the inverse of :func:`_to_bits`)."""
+    if not bits:
+        return _EMPTY
+    # Bit i of ``edges`` is set where membership changes between ids i - 1 and i: at each
+    # interval's lo and just after its hi, alternately.  Their positions come from the gaps
+    # between the "1" digits, summed up in C by accumulate().
+    edges = format(bits ^ (bits << 1), "b")[::-1]
+    gaps = edges.split("1")
+    ones = list(accumulate(map(_succ, map(len, islice(gaps, len(gaps) - 1)))))
+    los = map((-1).__add__, islice(ones, 0, None, 2))
+    his = map((-2).__add__, islice(ones, 1, None, 2))
+    return IdSet._trusted(tuple(zip(los, his, strict=True)))
+
+
+def _clip(intervals: tuple[Interval, ...], lo: int, hi: int) -> IdSet:
+    """The part of ``intervals`` inside ``lo..hi`` (found by bisection, not by a walk)."""
+    first = bisect_left(intervals, lo, key=_upper)
+    stop = bisect_right(intervals, hi, key=_lower)
+    if first >= stop:
+        return _EMPTY
+    if first == 0 and stop == len(intervals) and intervals[0][0] >= lo and intervals[-1][1] <= hi:
+        return IdSet._trusted(intervals)
+    part = list(intervals[first:stop])
+    part[0] = (max(part[0][0], lo), part[0][1])
+    part[-1] = (part[-1][0], min(part[-1][1], hi))
+    return IdSet._trusted(tuple(part))
 
 
 def _coalesce(pairs: Iterable[Interval]) -> tuple[Interval, ...]:
@@ -316,6 +430,18 @@ def _check_id(value: object) -> None:
 
 _EMPTY = IdSet._trusted(())
 _LEADING_ZERO = re.compile(r",0[0-9]")
+_TWO_HYPHENS = re.compile(r"-[0-9]*-")
+_UPPER_END = re.compile(r"-[0-9]+")
+# Ids of 1 to 19 digits without leading zeros (all below MAX_ID), only the first may be 0.
+_CANONICAL = re.compile(
+    r"(?:0|[1-9][0-9]{0,18})(?:-[1-9][0-9]{0,18})?(?:,[1-9][0-9]{0,18}(?:-[1-9][0-9]{0,18})?)*"
+)
+#: Lists shorter than this are decoded by :func:`_scan_short`, longer ones by
+#: :func:`_scan_bulk`, whose fixed cost only pays off over many elements.
+_SHORT_TEXT = 512
+#: Texts shorter than this are parsed without pausing the garbage collector: pausing costs
+#: more than the few collections so few intervals could trigger.
+_LONG_TEXT = 4096
 
 
 # -- the parser ---------------------------------------------------------------------------------
@@ -338,6 +464,12 @@ def _fail(text: str, reason: str, start: int, end: int) -> ParseError:
 
 def _parse_idset(text: str) -> IdSet:
     """Parse ``idset = "[" list "]" | list``."""
+    if 0 < len(text) < _SHORT_TEXT:
+        # Most idsets are short (a node's cores, one rank) and canonical: one pattern
+        # match decides, before the general checks below.
+        quick = _scan_short(text)
+        if quick is not None:
+            return IdSet._trusted(quick)
     check_text_length(text, "idset string")
     foreign = _FOREIGN_CHAR.search(text)
     if foreign is not None:
@@ -352,6 +484,8 @@ def _parse_idset(text: str) -> IdSet:
         at = text.find(bracket, start, end)
         if at >= 0:
             raise _fail(text, "brackets may only surround the whole idset, once", at, at + 1)
+    if end - start < _LONG_TEXT:
+        return _parse_list(text, start, end)
     with _gc_paused():
         return _parse_list(text, start, end)
 
@@ -360,7 +494,11 @@ def _parse_list(text: str, start: int, end: int) -> IdSet:
     """Parse ``list = [ element { "," element } ]``, ids strictly ascending."""
     if start == end:
         return _EMPTY
-    pieces = text[start:end].split(",")
+    body = text[start:end]
+    bulk = _scan_short(body) if len(body) < _SHORT_TEXT else _scan_bulk(body)
+    if bulk is not None:
+        return IdSet._trusted(bulk)
+    pieces = body.split(",")
     quick = _scan_single_ids(text, start, end, pieces)
     if quick is not None:
         return IdSet._trusted(quick)
@@ -388,6 +526,80 @@ def _parse_list(text: str, start: int, end: int) -> IdSet:
         previous = hi
         position += len(piece) + 1
     return IdSet._trusted(tuple(out))
+
+
+def _scan_short(body: str) -> tuple[Interval, ...] | None:
+    """Decode a short well-formed list (a node's cores), or return None to let the rules decide.
+
+    One compiled pattern checks the canonical syntax (no leading zeros, ids of at most 19
+    digits, so below the limit); then each element is split and converted in one step.  Ids
+    out of order and ranges that do not ascend return None, as does anything the pattern
+    refuses: the rules then decode the text or report the exact error.
+    """
+    if _CANONICAL.fullmatch(body) is None:
+        return None
+    out: list[Interval] = []
+    previous = -2
+    for piece in body.split(","):
+        first, hyphen, second = piece.partition("-")
+        lo = int(first)
+        hi = int(second) if hyphen else lo
+        if lo <= previous or (hyphen and hi <= lo):
+            return None
+        if lo == previous + 1:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+        previous = hi
+    return tuple(out)
+
+
+def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
+    """Decode a well-formed list in bulk, or return None to let the rules decide.
+
+    Real idsets (scattered ranks, a rank's cores) are long lists of ids and ranges.  The rules
+    below handle them one element at a time; this path makes every check once over the whole
+    text in C and converts the numbers with ``json.loads``: ``3,5-7`` is read as ``[3, 5]``
+    (lower ends) and ``[3, 7]`` (upper ends).  Anything unusual (an empty element, a leading
+    zero, a doubled hyphen, a range that does not ascend, ids out of order or beyond the limit)
+    returns None, and the element-by-element rules decode the text or report the exact error.
+    """
+    if (
+        body[0] in ",-"
+        or body[-1] in ",-"
+        or ",," in body
+        or "--" in body
+        or ",-" in body
+        or "-," in body
+        # An id other than the first cannot be 0 (ids ascend), nor start with a 0.
+        or ",0" in body
+        or "-0" in body
+        or (body[0] == "0" and len(body) > 1 and body[1] not in ",-")
+        or _TWO_HYPHENS.search(body) is not None
+    ):
+        return None
+    # Without its "-hi" parts the text lists every element's lower end; reversed, the same
+    # substitution drops the "lo-" parts instead, leaving the upper ends (a single id is both).
+    try:
+        los: list[int] = json.loads(f"[{_UPPER_END.sub('', body)}]")
+        his: list[int] = json.loads(f"[{_UPPER_END.sub('', body[::-1])[::-1]}]")
+    except ValueError:
+        return None  # an id too long for int() (over the limit anyway): the rules say so
+    ranges = body.count("-")
+    if (
+        len(los) != len(his)
+        or his[-1] > MAX_ID
+        # Every range ascends, and strictly (``3-3`` is refused): exactly ``ranges`` pairs
+        # have lo < hi, the singles having lo == hi.
+        or not all(map(operator.le, los, his))
+        or sum(map(operator.lt, los, his)) != ranges
+        or not all(map(operator.gt, islice(los, 1, None), his))
+    ):
+        return None
+    if any(map(operator.eq, islice(los, 1, None), map(_succ, his))):
+        # 1,2 or 1-3,4: neighbours merge into one interval
+        return _coalesce(zip(los, his, strict=True))
+    return tuple(zip(los, his, strict=True))
 
 
 def _scan_single_ids(

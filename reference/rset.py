@@ -35,14 +35,19 @@ in all (which also bounds the ranks, since there is one host per rank).
 
 from __future__ import annotations
 
+import bisect
+import collections
+import functools
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reference import hostlist
 from reference._limits import MAX_EXPANSION
+from reference._speed import gc_paused
 from reference.errors import FormatError, InvalidError, LimitError, format_path
 from reference.idset import IdSet
 
@@ -130,11 +135,20 @@ class ResourceSet:
     _host_index: dict[str, int | list[int]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    _ranks: list[IdSet] = field(default_factory=list, init=False, compare=False, repr=False)
 
     @property
     def ranks(self) -> IdSet:
-        """Every rank of the set."""
-        return IdSet.from_intervals((lo, hi) for lo, hi, _ in self.runs)
+        """Every rank of the set (computed once)."""
+        if not self._ranks:
+            spans: list[tuple[int, int]] = []
+            for lo, hi, _ in self.runs:
+                if spans and spans[-1][1] == lo - 1:
+                    spans[-1] = (spans[-1][0], hi)
+                else:
+                    spans.append((lo, hi))
+            self._ranks.append(IdSet(tuple(spans)))
+        return self._ranks[0]
 
     def __len__(self) -> int:
         return len(self.hostnames)
@@ -179,50 +193,59 @@ class ResourceSet:
         """Return the ranks that have property ``name`` (empty when none has it)."""
         return self.properties.get(name, _EMPTY)
 
+    def positions(self, ids: IdSet) -> Iterator[int]:
+        """The indexes (0 = the smallest rank) of ``ids``, which must all be ranks of the set."""
+        # A run of ranks lo..hi sits at indexes start..start + hi - lo, and ids inside the set
+        # are never split by a missing rank: each interval of ``ids`` maps to one index range.
+        run_los = [lo for lo, _, _ in self.runs]
+        shift = [start - lo for start, lo in zip(_run_starts(self.runs), run_los, strict=True)]
+        los = [lo for lo, _ in ids.intervals]
+        firsts = list(map(operator.add, los, map(shift.__getitem__, _run_of(run_los, los))))
+        stops = map(operator.sub, map(_succ, (hi for _, hi in ids.intervals)), los)
+        return itertools.chain.from_iterable(map(range, firsts, map(operator.add, firsts, stops)))
+
     def to_ranks(self) -> list[dict[str, Any]]:
         """Return the decoded, per-rank form (see :func:`decode`)."""
-        prop_segments = _segments([(name, ids) for name, ids in sorted(self.properties.items())])
+        with gc_paused():
+            return self._to_ranks()
+
+    def _to_ranks(self) -> list[dict[str, Any]]:
+        names: list[list[str]] = [[] for _ in self.hostnames]
+        for name, ids in sorted(self.properties.items()):
+            # Append ``name`` to the list of every rank that has it, looping in C.
+            lists = map(names.__getitem__, self.positions(ids))
+            collections.deque(map(list.append, lists, itertools.repeat(name)), maxlen=0)
         out: list[dict[str, Any]] = []
-        seg_index = 0
-        host_index = 0
+        index = 0
+        hostnames = self.hostnames
         for lo, hi, children in self.runs:
             cores = children.cores.encode()
             gpus = children.gpus.encode()
-            rank = lo
-            while rank <= hi:
-                # Skip property segments that end before this rank.
-                while seg_index < len(prop_segments) and prop_segments[seg_index][1] < rank:
-                    seg_index += 1
-                if seg_index < len(prop_segments) and prop_segments[seg_index][0] <= rank:
-                    _seg_lo, seg_hi, names = prop_segments[seg_index]
-                    stop = min(hi, seg_hi)
-                    props: tuple[str, ...] = names
-                else:
-                    stop = hi
-                    if seg_index < len(prop_segments):
-                        stop = min(hi, prop_segments[seg_index][0] - 1)
-                    props = ()
-                for r in range(rank, stop + 1):
-                    out.append(
-                        {
-                            "rank": r,
-                            "hostname": self.hostnames[host_index],
-                            "cores": cores,
-                            "gpus": gpus,
-                            "properties": list(props),
-                        }
-                    )
-                    host_index += 1
-                rank = stop + 1
+            for rank in range(lo, hi + 1):
+                out.append(
+                    {
+                        "rank": rank,
+                        "hostname": hostnames[index],
+                        "cores": cores,
+                        "gpus": gpus,
+                        "properties": names[index],
+                    }
+                )
+                index += 1
         return out
 
     def to_json(self) -> dict[str, Any]:
         """Return an R document (version 1, execution only) describing this set."""
+        with gc_paused():
+            return self._to_json()
+
+    def _to_json(self) -> dict[str, Any]:
         groups: dict[Children, list[tuple[int, int]]] = {}
         for lo, hi, children in self.runs:
             groups.setdefault(children, []).append((lo, hi))
+        # Runs are maximal, so each group's spans are already canonical (ascending, apart).
         r_lite = [
-            {"rank": IdSet.from_intervals(spans).encode(), "children": children.to_json()}
+            {"rank": IdSet(tuple(spans)).encode(), "children": children.to_json()}
             for children, spans in groups.items()
         ]
         execution: dict[str, Any] = {
@@ -280,6 +303,14 @@ def _segments(layers: Sequence[tuple[K, IdSet]]) -> list[tuple[int, int, tuple[K
             i += 1
         position = here
     return out
+
+
+_succ = (1).__add__
+
+
+def _run_of(run_los: list[int], ranks: list[int]) -> Iterator[int]:
+    """For each rank (each inside some run), the index of its run among ``run_los``."""
+    return map((-1).__add__, map(functools.partial(bisect.bisect_right, run_los), ranks))
 
 
 def _run_starts(runs: Sequence[Run]) -> list[int]:
@@ -393,10 +424,15 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
     entries = _array(value, path, "R_lite")
     layers: list[tuple[int, IdSet]] = []
     children_of: list[Children] = []
+    # Children strings repeat across entries (every node of a partition holds "0-47"): each
+    # distinct string is decoded once per document.
+    decoded: dict[str, IdSet] = {}
     for i, raw in enumerate(entries):
         where = (*path, i)
         entry = _object(raw, where, "an R_lite entry")
-        _unknown_keys(entry, ("rank", "children"), where, warnings)
+        if len(entry) != 2 or "rank" not in entry or "children" not in entry:
+            # The usual two keys need no look for reserved ones.
+            _unknown_keys(entry, ("rank", "children"), where, warnings)
         if "rank" not in entry:
             raise _fail("an R_lite entry needs a rank idset", where)
         if "children" not in entry:
@@ -406,15 +442,21 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
         _unknown_keys(kids, ("core", "gpu"), (*where, "children"), warnings)
         if "core" not in kids:
             raise _fail("children need a core idset", (*where, "children"))
-        cores = _idset(kids["core"], (*where, "children", "core"), "core")
+        cores = _cached_idset(decoded, kids["core"], (*where, "children", "core"), "core")
         gpus = _EMPTY
         if "gpu" in kids:
-            gpus = _idset(kids["gpu"], (*where, "children", "gpu"), "gpu")
+            gpus = _cached_idset(decoded, kids["gpu"], (*where, "children", "gpu"), "gpu")
         if not ranks.intervals:
             warnings.append(f"R_lite[{i}] names no ranks; it adds nothing")
         layers.append((i, ranks))
         children_of.append(Children(cores, gpus))
 
+    # Entries almost always name disjoint ranks: then the runs are their intervals, sorted.
+    pieces = sorted(
+        (lo, hi, k) for k, (_, ranks) in enumerate(layers) for lo, hi in ranks.intervals
+    )
+    if all(before[1] < after[0] for before, after in itertools.pairwise(pieces)):
+        return _join_runs((lo, hi, children_of[k]) for lo, hi, k in pieces)
     merged: dict[tuple[int, ...], Children] = {}
     runs: list[Run] = []
     for lo, hi, keys in _segments(layers):
@@ -424,6 +466,11 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
             children = parts[0] if len(parts) == 1 else _merge_children(parts, (*path, keys[1]))
             merged[keys] = children
         runs.append((lo, hi, children))
+    return _join_runs(runs)
+
+
+def _join_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
+    """Join neighbouring runs with equal children (sorted, disjoint runs in)."""
     # Ranks that hold nothing (``core: ""`` and no GPUs) are still targets of this R.
     out: list[Run] = []
     for lo, hi, children in runs:
@@ -432,6 +479,15 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
         else:
             out.append((lo, hi, children))
     return tuple(out)
+
+
+def _cached_idset(decoded: dict[str, IdSet], value: Any, path: Path, what: str) -> IdSet:
+    """:func:`_idset`, remembering each string's set in ``decoded``."""
+    ids = decoded.get(value) if isinstance(value, str) else None
+    if ids is None:
+        ids = _idset(value, path, what)
+        decoded[value] = ids
+    return ids
 
 
 def _read_nodelist(value: Any, path: Path) -> list[str]:
@@ -452,12 +508,13 @@ def _read_nodelist(value: Any, path: Path) -> list[str]:
 def _read_properties(value: Any, ranks: IdSet, path: Path) -> dict[str, IdSet]:
     table = _object(value, path, "properties")
     out: dict[str, IdSet] = {}
+    inside = ranks.subset_test()
     for name, raw in table.items():
         problem = property_name_problem(name)
         if problem:
             raise _fail(problem, (*path, name))
         ids = _idset(raw, (*path, name), f"property {name!r}")
-        if (ids - ranks).intervals:
+        if not inside(ids):
             raise _fail(
                 f"property {name!r} names ranks {(ids - ranks).encode()} that R_lite lacks",
                 (*path, name),
@@ -588,7 +645,8 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
 def load(doc: Any) -> tuple[ResourceSet, list[str]]:
     """Validate an R document; return its decoded form and the warnings it drew."""
     warnings: list[str] = []
-    return _read(doc, warnings), warnings
+    with gc_paused():
+        return _read(doc, warnings), warnings
 
 
 def validate(doc: Any) -> list[str]:
@@ -701,55 +759,95 @@ def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool
     segment is absent from that side) and returns the result's, or ``None`` to drop the ranks.
     Host names come from ``a`` where it has the rank, otherwise from ``b``.
     """
-    layers: list[tuple[tuple[int, int], IdSet]] = []
-    for side, rs in enumerate((a, b)):
-        for k, (lo, hi, _) in enumerate(rs.runs):
-            layers.append(((side, k), IdSet.from_intervals([(lo, hi)])))
+    # Segments lie between consecutive run boundaries of either side; no run starts or ends
+    # inside one, so each side holds a segment whole or not at all.
+    bounds = sorted(
+        {lo for lo, _, _ in a.runs}
+        | {hi + 1 for _, hi, _ in a.runs}
+        | {lo for lo, _, _ in b.runs}
+        | {hi + 1 for _, hi, _ in b.runs}
+    )
+    sides = (a, b)
     starts = (_run_starts(a.runs), _run_starts(b.runs))
+    index = [0, 0]
     memo: dict[tuple[Children | None, Children | None], Children | None] = {}
     runs: list[Run] = []
     hosts: list[str] = []
-    for lo, hi, keys in _segments(layers):
-        x: Children | None = None
-        y: Children | None = None
-        where: dict[int, int] = {}
-        for side, k in keys:
-            run = (a, b)[side].runs[k]
-            where[side] = starts[side][k] + lo - run[0]
-            if side == 0:
-                x = run[2]
-            else:
-                y = run[2]
+    for lo, end in itertools.pairwise(bounds):
+        held: list[Children | None] = [None, None]
+        where = [0, 0]
+        for side in (0, 1):
+            side_runs = sides[side].runs
+            k = index[side]
+            while k < len(side_runs) and side_runs[k][1] < lo:
+                k += 1
+            index[side] = k
+            if k < len(side_runs) and side_runs[k][0] <= lo:
+                held[side] = side_runs[k][2]
+                where[side] = starts[side][k] + lo - side_runs[k][0]
+        x, y = held
+        if x is None and y is None:
+            continue
         pair = (x, y)
         if pair not in memo:
             memo[pair] = how(x, y)
         result = memo[pair]
         if result is None:
             continue
-        n = hi - lo + 1
-        if 0 in where:
+        n = end - lo
+        if x is not None:
             names = a.hostnames[where[0] : where[0] + n]
-            if check_hosts and 1 in where and b.hostnames[where[1] : where[1] + n] != names:
+            if check_hosts and y is not None and b.hostnames[where[1] : where[1] + n] != names:
                 raise _fail("the two sets give a rank different host names", ())
         else:
             names = b.hostnames[where[1] : where[1] + n]
         if runs and runs[-1][1] == lo - 1 and runs[-1][2] == result:
-            runs[-1] = (runs[-1][0], hi, result)
+            runs[-1] = (runs[-1][0], end - 1, result)
         else:
-            runs.append((lo, hi, result))
+            runs.append((lo, end - 1, result))
         hosts.extend(names)
     return ResourceSet(tuple(runs), tuple(hosts), {}, a.starttime, a.expiration)
 
 
-def _with_properties(rs: ResourceSet, sources: Sequence[ResourceSet]) -> ResourceSet:
+def _with_properties(
+    rs: ResourceSet, sources: Sequence[ResourceSet], *, trim: bool = True
+) -> ResourceSet:
+    """``rs`` with the properties of ``sources`` merged, restricted to its ranks if ``trim``."""
     ranks = rs.ranks
-    merged: dict[str, IdSet] = {}
+    merged: dict[str, list[IdSet]] = {}
     for src in sources:
         for name, ids in src.properties.items():
-            merged[name] = merged[name] | ids if name in merged else ids
-    props = {name: ids & ranks for name, ids in merged.items()}
-    props = {name: ids for name, ids in props.items() if ids.intervals}
+            merged.setdefault(name, []).append(ids)
+    props: dict[str, IdSet] = {}
+    if not trim:
+        for name, parts in merged.items():
+            props[name] = functools.reduce(IdSet.union, parts)
+    elif _small_ids(ranks, merged.values()):
+        # Ranks of one cluster: union and restriction as int bitsets, in C.
+        keep = ranks.to_bits()
+        for name, parts in merged.items():
+            bits = 0
+            for ids in parts:
+                bits |= ids.to_bits()
+            found = IdSet.from_bits(bits & keep)
+            if found.intervals:
+                props[name] = found
+    else:
+        for name, parts in merged.items():
+            found = functools.reduce(IdSet.union, parts) & ranks
+            if found.intervals:
+                props[name] = found
     return ResourceSet(rs.runs, rs.hostnames, props, rs.starttime, rs.expiration)
+
+
+def _small_ids(ranks: IdSet, groups: Iterable[list[IdSet]]) -> bool:
+    """Whether every id is small enough for int bitsets to beat interval merges."""
+    top = max((ids.intervals[-1][1] for parts in groups for ids in parts), default=0)
+    return max(top, ranks.last() or 0) < _BITSET_LIMIT
+
+
+#: Ranks below this are combined as int bitsets (an int of this many bits is 512 KiB).
+_BITSET_LIMIT = 1 << 22
 
 
 def _union_children(x: Children | None, y: Children | None) -> Children | None:
@@ -775,7 +873,8 @@ def _intersect_children(x: Children | None, y: Children | None) -> Children | No
 
 def union(a: ResourceSet, b: ResourceSet) -> ResourceSet:
     """Every (rank, core, GPU) of either set; a rank's properties come from both."""
-    return _with_properties(_combine(a, b, _union_children, check_hosts=True), (a, b))
+    # Every rank of either side stays, so the properties need no trimming to the result.
+    return _with_properties(_combine(a, b, _union_children, check_hosts=True), (a, b), trim=False)
 
 
 def difference(a: ResourceSet, b: ResourceSet) -> ResourceSet:
@@ -829,7 +928,8 @@ def _op_encode(value: Any, *, edition: str) -> dict[str, Any]:
 def _set_op(func: Callable[[ResourceSet, ResourceSet], ResourceSet]) -> Callable[..., Any]:
     def op(value: Any, *, edition: str) -> dict[str, Any]:
         del edition
-        return func(*_pair(value)).to_json()
+        with gc_paused():
+            return func(*_pair(value)).to_json()
 
     op.__name__ = f"_op_{func.__name__}"
     return op
