@@ -108,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
         help="then search generated inputs for one each surviving mutant answers differently on",
     )
     parser.add_argument(
+        "--hunt-listed",
+        action="store_true",
+        help="hunt the mutants equivalent.yaml lists as well: a difference found for an "
+        "`equivalent` entry refutes it, one for a `conforming` entry must be one the readings "
+        "permit",
+    )
+    parser.add_argument(
         "--hunt-seconds", type=float, default=8.0, help="hunting time per mutant (default 8)"
     )
     parser.add_argument(
@@ -220,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.survivors:
         recorded = json.loads(args.survivors.read_text())["mutants"]
-        wanted = {m["id"] for m in recorded if m["status"] == "survived"}
+        kept = ("survived", "equivalent") if args.hunt_listed else ("survived",)
+        wanted = {m["id"] for m in recorded if m["status"] in kept}
         found = hunt_mutants(
             run,
             [m for m in mutants if m.id in wanted],
@@ -239,11 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for entry in stale_library:
         print(f"Stale library_only entry (no mutant in it): {entry.module}.{entry.function}")
     hunted: list[HuntResult] = []
-    if args.hunt:
+    if args.hunt or args.hunt_listed:
         survivors = [
             r.mutant
             for r in results
-            if r.status == "survived" and r.mutant.id not in matched.by_mutant
+            if r.status == "survived" and (args.hunt_listed or r.mutant.id not in matched.by_mutant)
         ]
         hunted = hunt_mutants(
             run, survivors, seconds=args.hunt_seconds, seed=args.seed, progress=progress.hunt
@@ -290,6 +298,7 @@ def _run_json(
             {
                 "entry": entry.label,
                 "kind": entry.kind,
+                "reviewed": entry.reviewed,
                 "reason": entry.reason,
                 "covers": [m.id for m in found],
             }

@@ -73,6 +73,9 @@ class Equivalent:
     source: str = ""
     at: tuple[str, ...] = ()
     function: str = ""
+    #: False for an entry split mechanically out of an old whole-line entry whose reason has
+    #: not yet been re-read against this mutant: the report counts those apart.
+    reviewed: bool = True
 
     def units(self) -> list[Equivalent]:
         """The entry split into one entry per mutant it names (an id entry is one already)."""
@@ -129,7 +132,11 @@ def _entry(raw: Any, where: str) -> Equivalent:
     at = [at] if isinstance(at, str) else at
     if not (isinstance(at, list) and all(isinstance(a, str) for a in at)):
         raise EquivalentError(f"{where}: at is a string or a list of strings, not {at!r}")
-    values: dict[str, Any] = {k: str(v) for k, v in raw.items() if k != "at"}
+    reviewed = raw.get("reviewed", True)
+    if type(reviewed) is not bool:
+        raise EquivalentError(f"{where}: reviewed is true or false, not {reviewed!r}")
+    values: dict[str, Any] = {k: str(v) for k, v in raw.items() if k not in ("at", "reviewed")}
+    values["reviewed"] = reviewed
     values.setdefault("kind", "")
     values.setdefault("reason", "")
     entry = Equivalent(**values, at=tuple(at))
