@@ -44,7 +44,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from reference._limits import MAX_EXPANSION, MAX_OUTPUT_LENGTH
 from runner.adapters.base import AdapterError
 from runner.adapters.subprocess import SubprocessAdapter
 from runner.adapters.thirdparty._base import (
@@ -54,7 +53,15 @@ from runner.adapters.thirdparty._base import (
     unsupported,
 )
 
-__all__ = ["LIBRARY", "WORKER_MEMORY", "SlurmHostlist", "SlurmHostlistLibrary", "main"]
+__all__ = [
+    "LIBRARY",
+    "MAX_EXPANSION",
+    "MAX_OUTPUT_LENGTH",
+    "WORKER_MEMORY",
+    "SlurmHostlist",
+    "SlurmHostlistLibrary",
+    "main",
+]
 
 #: The shared object of Debian's ``libslurm38`` (Slurm 22.05).
 LIBRARY = "libslurm.so.38"
@@ -63,6 +70,11 @@ PACKAGE = "libslurm38"
 #: Address space the worker may use: libslurm aborts when malloc fails, and that is a case
 #: errored, not a machine out of memory.
 WORKER_MEMORY = 4 * 1024 * 1024 * 1024
+#: Most names the adapter shifts out of one hostlist (the reference's own list bound; the
+#: runner reaches the reference only through its adapter, so the number is repeated here).
+MAX_EXPANSION = 4_000_000
+#: Most characters those names may hold in all (the reference's bound, likewise).
+MAX_OUTPUT_LENGTH = 64 * 1024 * 1024
 #: Seconds per case at least: shifting four million names out of a hostlist takes several.
 MIN_TIMEOUT = 60.0
 
