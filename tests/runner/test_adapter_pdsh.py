@@ -21,13 +21,17 @@ class FakePrograms:
 
     def __init__(self) -> None:
         self.calls: list[tuple[list[str], str]] = []
+        self.timeouts: list[float | None] = []
         self.listing = subprocess.CompletedProcess[str]([], 0, "-- Target nodes --\n", "")
         self.hosts = "a1\na1\na2\n"
         self.exec_status = 0
         self.dshbak = "----------------\nn[1-3]\n----------------\nx\n"
 
-    def __call__(self, argv: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, argv: Sequence[str], stdin: str = "", *, timeout: float | None = None
+    ) -> subprocess.CompletedProcess[str]:
         self.calls.append((list(argv), stdin))
+        self.timeouts.append(timeout)
         if argv[0] == "/bin/dshbak":
             return subprocess.CompletedProcess(list(argv), 0, self.dshbak, "")
         if argv[1] == "-q":
@@ -56,6 +60,8 @@ def test_decode_lists_then_runs_echo_once_per_host(fake: FakePrograms) -> None:
         ["/bin/pdsh", "-q", "-w", "a[1,1,2]"],
         ["/bin/pdsh", "-R", "exec", "-f", "1", "-N", "-w", "a[1,1,2]", "echo", "%h"],
     ]
+    # Listing only parses, so a hang there is told sooner than one in the per-host run.
+    assert fake.timeouts == [pdsh_module.LIST_TIMEOUT, None]
 
 
 @pytest.mark.parametrize(
@@ -183,3 +189,22 @@ def test_run_kills_the_session_on_timeout(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(pdsh_module, "TIMEOUT", 0.2)
     with pytest.raises(subprocess.TimeoutExpired):
         pdsh_module._run(["sh", "-c", "sleep 30 & sleep 30"])
+
+
+def test_run_reports_a_program_killed_by_a_signal_as_a_crash() -> None:
+    # pdsh aborts on a failed assertion for some ids at 2**64 - 1: that is a crash, raised by
+    # the standard library (the case is errored), never mapped to an error category.
+    with pytest.raises(subprocess.CalledProcessError, match="SIGABRT"):
+        pdsh_module._run(["sh", "-c", "kill -ABRT $$"])
+
+
+@real
+def test_real_pdsh_crash_is_errored_not_a_verdict() -> None:
+    from runner.adapters.inprocess import InProcessAdapter
+
+    adapter = InProcessAdapter(Pdsh(), name="pdsh")
+    reply = adapter.run(
+        "hostlist.decode", "n[18446744073709551614-18446744073709551615]", edition=None
+    )
+    assert reply.kind == "errored"
+    assert not reply.adapter_fault

@@ -66,6 +66,9 @@ MAX_HOSTS = 2000
 MAX_ARGUMENT = 100_000
 #: Seconds one pdsh or dshbak run may take.
 TIMEOUT = 60.0
+#: Seconds ``pdsh -q`` may take: it only parses and lists (it loops forever on some ids at
+#: 2**64 - 1), so a hang is told quickly.
+LIST_TIMEOUT = 10.0
 
 #: pdsh's refusal of a range over its own size bound.
 _TOO_MANY = "Too many hosts in range"
@@ -133,8 +136,15 @@ def _host_bound(text: str) -> int:
     return total
 
 
-def _run(argv: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """Run one program in a session of its own; on timeout the whole session is killed."""
+def _run(
+    argv: Sequence[str], stdin: str = "", *, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run one program in a session of its own; on timeout the whole session is killed.
+
+    A program killed by a signal (pdsh aborts on a failed assertion) raises
+    ``CalledProcessError`` from the standard library: the case is errored, a crash of the
+    implementation, never a verdict.
+    """
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LC_ALL": "C.UTF-8",
@@ -153,12 +163,15 @@ def _run(argv: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[st
         start_new_session=True,
     ) as proc:
         try:
-            out, err = proc.communicate(stdin, timeout=TIMEOUT)
+            out, err = proc.communicate(stdin, timeout=TIMEOUT if timeout is None else timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             raise
-    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+    done = subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+    if done.returncode < 0:
+        done.check_returncode()
+    return done
 
 
 def _package_version() -> str:
@@ -198,7 +211,7 @@ class Pdsh(ThirdPartyImplementation):
             return unsupported(f"pdsh takes the list as one argument: no NUL, {MAX_ARGUMENT} bytes")
         if pdsh_may_reinterpret(text):
             return unsupported("pdsh's -w would read @, :, ^ or a leading - or / as options")
-        listed = _run([self._pdsh, "-q", "-w", text])
+        listed = _run([self._pdsh, "-q", "-w", text], timeout=LIST_TIMEOUT)
         if listed.returncode != 0:
             if _NO_HOSTS in listed.stderr:
                 return output([])
