@@ -613,3 +613,19 @@ def test_require_build_says_how_to_build(tmp_path: Path) -> None:
     init.parent.mkdir(parents=True)
     init.write_text("", encoding="utf-8")
     assert _require_build({PREFIX_VARIABLE: str(tmp_path)}).returncode == 0
+
+
+def test_flux_core_parse_query_fresh_parser_each_time(fake_flux: dict[str, Any]) -> None:
+    # flux-core's lexer carries a pending "op:" token from one failed parse into the next.
+    built: list[Any] = []
+    parser_cls = sys.modules["flux.job._utils"].MiniConstraintParser
+
+    class Recording(parser_cls):  # type: ignore[misc,valid-type]
+        def __init__(self) -> None:
+            built.append(self)
+
+    sys.modules["flux.job._utils"].MiniConstraintParser = Recording
+    impl = FluxCore()
+    impl.run("constraint.parse_query", "a|")
+    impl.run("constraint.parse_query", "b")
+    assert len(built) == 2

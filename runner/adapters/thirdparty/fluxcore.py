@@ -330,7 +330,6 @@ class FluxCore(ThirdPartyImplementation):
         query_parser = self._query_parser_class()
         if query_parser is not None:
             self._query_parser_cls = query_parser
-            self._query_parser: Any = None
             self._query_syntax_error = importlib.import_module(
                 "flux.constraint.parser"
             ).ConstraintSyntaxError
@@ -353,7 +352,6 @@ class FluxCore(ThirdPartyImplementation):
         constraint = _load_file(directory / "constraint" / "parser.py", "constraint.parser")
         self._query_syntax_error = constraint.ConstraintSyntaxError
         self._query_parser_cls = None
-        self._query_parser = None
         for where in ("job/_utils.py", "cli/base.py"):
             if (directory / where).is_file():
                 namespace = {"ConstraintParser": constraint.ConstraintParser}
@@ -473,10 +471,13 @@ class FluxCore(ThirdPartyImplementation):
         return None
 
     def _parse_query(self, query: Any) -> Mapping[str, Any]:
-        if self._query_parser is None:
-            self._query_parser = self._query_parser_cls()
+        # A fresh parser per query (about 25 ms): flux-core's ConstraintLexer keeps a pending
+        # "op:" token after a "Missing argument" error and prefixes it to the next query the
+        # same parser reads ("ss:" then "gu" gives {"ss": ["gu"]}), so a reused parser would
+        # answer each case according to the one before it.
+        parser = self._query_parser_cls()
         try:
-            return output(self._query_parser.parse(query))
+            return output(parser.parse(query))
         except self._query_syntax_error as exc:
             return error("syntax", exc)
         except (TypeError, ValueError) as exc:  # PLY's lexer: "Expected a string"
