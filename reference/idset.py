@@ -175,7 +175,13 @@ class IdSet:
 
     def encode(self, *, brackets: bool = False) -> str:
         """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
-        body = ",".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.intervals])
+        intervals = self.intervals
+        # One format per interval, picked and applied in C: "%d%.0s" prints lo and nothing of
+        # hi (a single id), "%d-%d" a range.
+        forms = map(
+            _FORMS.__getitem__, map(operator.eq, map(_lower, intervals), map(_upper, intervals))
+        )
+        body = ",".join(map(operator.mod, forms, intervals))
         return f"[{body}]" if brackets else body
 
     def __str__(self) -> str:
@@ -234,8 +240,6 @@ class IdSet:
         a, b = self.intervals, other.intervals
         if not a or not b:
             return self if a else other
-        if _bitwise(a, b):
-            return _from_bits(_to_bits(a) | _to_bits(b))
         # Two sorted runs: timsort merges them in C, faster than heapq.merge's generator.
         return IdSet._trusted(_coalesce(sorted(a + b)))
 
@@ -347,6 +351,7 @@ _upper: Callable[[Interval], int] = operator.itemgetter(1)
 
 
 _succ = (1).__add__
+_FORMS = ("%d-%d", "%d%.0s")
 
 
 def _bitwise(a: tuple[Interval, ...], b: tuple[Interval, ...]) -> bool:
@@ -439,6 +444,7 @@ _CANONICAL = re.compile(
 #: Lists shorter than this are decoded by :func:`_scan_short`, longer ones by
 #: :func:`_scan_bulk`, whose fixed cost only pays off over many elements.
 _SHORT_TEXT = 512
+_MAX_SHORT_DIGITS = 20
 #: Texts shorter than this are parsed without pausing the garbage collector: pausing costs
 #: more than the few collections so few intervals could trigger.
 _LONG_TEXT = 4096
@@ -536,6 +542,9 @@ def _scan_short(body: str) -> tuple[Interval, ...] | None:
     out of order and ranges that do not ascend return None, as does anything the pattern
     refuses: the rules then decode the text or report the exact error.
     """
+    if body.isdigit() and body.isascii() and (body[0] != "0" or len(body) == 1):
+        # One id (a rank of R_lite, often): the pattern allows up to 19 digits.
+        return ((int(body), int(body)),) if len(body) < _MAX_SHORT_DIGITS else None
     if _CANONICAL.fullmatch(body) is None:
         return None
     out: list[Interval] = []
@@ -582,7 +591,7 @@ def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
     # substitution drops the "lo-" parts instead, leaving the upper ends (a single id is both).
     try:
         los: list[int] = json.loads(f"[{_UPPER_END.sub('', body)}]")
-        his: list[int] = json.loads(f"[{_UPPER_END.sub('', body[::-1])[::-1]}]")
+        his = json.loads(f"[{_UPPER_END.sub('', body[::-1])[::-1]}]") if "-" in body else los
     except ValueError:
         return None  # an id too long for int() (over the limit anyway): the rules say so
     ranges = body.count("-")

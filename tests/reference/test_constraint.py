@@ -147,3 +147,48 @@ def test_evaluation_matches_per_target_logic(obj: dict[str, Any]) -> None:
         if holds(obj, rank, host, {n for n, ids in loaded.properties.items() if rank in ids})
     ]
     assert constraint.match(obj, R8) == want
+
+
+def _shifted(doc: dict[str, Any], by: int) -> dict[str, Any]:
+    """R8 with every rank moved up by ``by`` (same hosts, cores and property pattern)."""
+    from reference.idset import IdSet
+
+    def move(text: str) -> str:
+        return IdSet.from_intervals(
+            (lo + by, hi + by) for lo, hi in IdSet.decode(text).intervals
+        ).encode()
+
+    ex = doc["execution"]
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [{"rank": move(e["rank"]), "children": e["children"]} for e in ex["R_lite"]],
+            "nodelist": ex["nodelist"],
+            "properties": {name: move(ids) for name, ids in ex["properties"].items()},
+        },
+    }
+
+
+R8_HIGH = _shifted(R8, 2**40)
+
+
+@given(trees)
+def test_bitset_and_interval_evaluation_agree(obj: dict[str, Any]) -> None:
+    # Ranks of R8 are evaluated as int bitsets, the same ranks moved past 2**40 as interval
+    # lists; ranks terms name ranks 0-9, which the moved R lacks, so compare without them.
+    if "ranks" in repr(obj):
+        return
+    low = constraint.match(obj, R8)
+    high = constraint.match(obj, R8_HIGH)
+    assert [r - 2**40 for r in high] == low
+
+
+def test_evaluate_takes_a_decoded_r() -> None:
+    compiled, _ = constraint.compile_constraint({"properties": ["ssd", "^huge"]})
+    loaded, _ = rset.load(R8)
+    assert constraint.evaluate(compiled, loaded).encode() == "0-1"
+    high, _ = rset.load(R8_HIGH)
+    assert constraint.evaluate(compiled, high).to_list() == [2**40, 2**40 + 1]
+    # A ranks term may name ranks far beyond the R's: they match nothing.
+    far, _ = constraint.compile_constraint({"ranks": ["0-18446744073709551615"]})
+    assert constraint.evaluate(far, loaded).encode() == "0-7"

@@ -218,3 +218,100 @@ def test_decode_never_crashes(text: str) -> None:
         return
     # Whatever decodes is canonical-equivalent: re-encoding and decoding gives the same set.
     assert IdSet.decode(result.encode()) == result
+
+
+# -- issue 11: the bulk decoders and bitsets must agree with the rules and with Python sets ---
+
+
+def _by_the_rules(text: str) -> IdSet | type[Exception]:
+    """Decode ``text`` element by element (the rules alone, no bulk path)."""
+    try:
+        return idset._parse_list(text, 0, len(text)) if text else IdSet()
+    except (ParseError, LimitError) as exc:
+        return type(exc)
+
+
+def _decoded(text: str) -> IdSet | type[Exception]:
+    try:
+        return IdSet.decode(text)
+    except (ParseError, LimitError) as exc:
+        return type(exc)
+
+
+elements = st.one_of(
+    st.integers(0, 400).map(str),
+    st.tuples(st.integers(0, 400), st.integers(0, 400)).map(lambda p: f"{p[0]}-{p[1]}"),
+    st.sampled_from(["", "0", "00", "07", "1-2-3", "-", "5-", "-5", "3-3", "0-0", "1-0"]),
+    st.sampled_from(["18446744073709551615", "18446744073709551616", "9" * 25]),
+)
+
+
+@given(st.lists(elements, min_size=1, max_size=200))
+def test_bulk_and_short_paths_agree_with_the_rules(pieces: list[str]) -> None:
+    # Short texts take _scan_short, long ones _scan_bulk; both must decode exactly what the
+    # element-by-element rules decode, and refuse (with the same category) what they refuse.
+    text = ",".join(pieces)
+    assert _decoded(text) == _by_the_rules(text)
+
+
+@given(st.lists(st.tuples(st.integers(0, 5000), st.integers(0, 3)), min_size=1, max_size=400))
+def test_long_canonical_lists_of_ranges_decode_in_bulk(spans: list[tuple[int, int]]) -> None:
+    ids = IdSet.from_intervals([(lo, lo + width) for lo, width in spans])
+    text = ids.encode()
+    assert IdSet.decode(text) == ids
+    assert idset._scan_bulk(text) in (None, ids.intervals)
+    if len(text) >= 2 and "," in text:
+        assert idset._scan_bulk(text) == ids.intervals
+
+
+def test_bulk_path_refuses_what_the_rules_refuse() -> None:
+    body = ",".join(f"{i}-{i + 1}" for i in range(0, 3000, 3))
+    for bad, category in (
+        (body + ",5", ParseError),  # out of order
+        (body + ",9000-9000", ParseError),  # degenerate range
+        (body + ",9000-8999", ParseError),  # descending range
+        (body + ",9000-9001-9002", ParseError),
+        (body + ",09001", ParseError),
+        (body + ",,9001", ParseError),
+        (body + ",18446744073709551616", LimitError),
+    ):
+        assert idset._scan_bulk(bad) is None
+        with pytest.raises(category):
+            IdSet.decode(bad)
+    # Neighbouring elements merge, as the rules merge them.
+    assert IdSet.decode(body + ",2999,3000-3005").intervals[-1] == (2997, 3005)
+
+
+@given(id_sets, id_sets)
+def test_bitsets_round_trip_and_agree_with_python_sets(a: set[int], b: set[int]) -> None:
+    x, y = IdSet.from_ids(a), IdSet.from_ids(b)
+    assert x.to_bits() == sum(1 << i for i in a)
+    assert IdSet.from_bits(x.to_bits()) == x
+    assert IdSet.from_bits(x.to_bits() & ~y.to_bits()) == IdSet.from_ids(a - b)
+    assert x.subset_test()(y) == (b <= a) == y.issubset(x)
+
+
+def test_from_bits_refuses_what_is_not_a_bitset() -> None:
+    with pytest.raises(InvalidError):
+        IdSet.from_bits(-1)
+    with pytest.raises(InvalidError):
+        IdSet.from_bits(True)
+    assert IdSet.from_bits(0) == IdSet()
+
+
+@given(st.lists(st.integers(0, 3000), min_size=40, max_size=400), st.data())
+def test_dense_set_algebra_matches_python_sets(values: list[int], data: st.DataObject) -> None:
+    # Sets of many intervals over small ids are combined as bitsets (_bitwise).
+    other = data.draw(st.lists(st.integers(0, 3000), min_size=40, max_size=400))
+    a, b = set(values), set(other)
+    x, y = IdSet.from_ids(a), IdSet.from_ids(b)
+    assert set(x | y) == a | b
+    assert set(x & y) == a & b
+    assert set(x - y) == a - b
+    assert x.issubset(x | y)
+
+
+def test_to_list_expands_ranges_and_single_ids() -> None:
+    assert IdSet.decode("1,3-5,9").to_list() == [1, 3, 4, 5, 9]
+    assert IdSet.decode("2,4,6").to_list() == [2, 4, 6]
+    assert IdSet().to_list() == []

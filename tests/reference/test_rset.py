@@ -285,3 +285,48 @@ def test_segments_agree_with_membership(layers: list[tuple[str, frozenset[int]]]
     # Maximal: neighbouring segments differ or do not touch.
     for (_, hi, k1), (lo, _, k2) in itertools.pairwise(segments):
         assert lo > hi + 1 or k1 != k2
+
+
+def _moved(model: Model, by: int) -> Model:
+    return {rank + by: (c, g, f"h{rank + by}", p) for rank, (c, g, _h, p) in model.items()}
+
+
+@settings(max_examples=100)
+@given(models(), models(), st.sampled_from(["union", "diff", "intersect"]))
+def test_set_operations_on_ranks_past_the_bitset_limit(a: Model, b: Model, op: str) -> None:
+    # Ranks of one cluster are combined as int bitsets, ranks past 2**22 as interval lists:
+    # both must follow the per-rank model.
+    a, b = _moved(a, 2**40), _moved(b, 2**40)
+    func = {"union": rset.union, "diff": rset.difference, "intersect": rset.intersection}[op]
+    result = func(rset.from_ranks(to_rows(a)), rset.from_ranks(to_rows(b))).to_json()
+    assert rset.decode(result) == to_rows(naive(a, b, op))
+
+
+def test_scattered_ranks_and_properties_decode_per_rank() -> None:
+    # Many runs and property intervals (the bulk and bitset paths), checked rank by rank.
+    ranks = [r for r in range(3000) if r % 3 and r % 7]
+    cores = {r: f"{r % 5}-{r % 5 + 1 + r % 3}" for r in ranks}
+    props = {"odd": [r for r in ranks if r % 2], "tens": [r for r in ranks if r % 10 < 4]}
+    doc = r_doc(
+        [(str(r), {"core": cores[r]}) for r in ranks],
+        ["n[" + IdSet.from_ids(ranks).encode() + "]"],
+        properties={name: IdSet.from_ids(ids).encode() for name, ids in props.items()},
+    )
+    rows = rset.decode(doc)
+    assert [row["rank"] for row in rows] == ranks
+    assert all(row["cores"] == cores[row["rank"]] for row in rows)
+    assert all(row["hostname"] == f"n{row['rank']}" for row in rows)
+    assert all(
+        row["properties"] == [n for n in sorted(props) if row["rank"] in props[n]] for row in rows
+    )
+    half = rset.load(doc)[0]
+    odd = rset.from_ranks([row for row in rows if row["rank"] % 2])
+    assert rset.decode(rset.difference(half, odd).to_json()) == [
+        r for r in rows if not r["rank"] % 2
+    ]
+
+
+def test_a_property_naming_a_missing_rank_between_runs_is_refused() -> None:
+    doc = r_doc([("0-3,5-9", {"core": "0"})], ["n[0-3,5-9]"], properties={"p": "1,3-5"})
+    with pytest.raises(InvalidError, match="names ranks 4 that R_lite lacks"):
+        rset.validate(doc)
