@@ -248,7 +248,9 @@ def test_expectations_files_load_and_are_not_stale(name: str) -> None:
 
     expectations = Expectations.load(expectations_file(name))
     assert expectations.entries
-    assert all(e.status == "xfail" and e.reason.strip() for e in expectations.entries)
+    # skip only where running the case would not come back (an in-process library that hangs).
+    assert all(e.status in ("xfail", "skip") and e.reason.strip() for e in expectations.entries)
+    assert all("never returns" in e.reason for e in expectations.entries if e.status == "skip")
     assert expectations.stale(c.id for c in load_suite().cases) == []
 
 
