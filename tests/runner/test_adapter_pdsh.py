@@ -208,3 +208,10 @@ def test_real_pdsh_crash_is_errored_not_a_verdict() -> None:
     )
     assert reply.kind == "errored"
     assert not reply.adapter_fault
+
+
+def test_output_lines_split_at_newlines_only(fake: FakePrograms) -> None:
+    fake.hosts = "a\x1cb\na\x85\n"
+    assert Pdsh().run("hostlist.decode", "x") == {"output": ["a\x1cb", "a\x85"]}
+    assert pdsh_module._lines("") == []
+    assert pdsh_module._lines("a") == ["a"]

@@ -174,6 +174,15 @@ def _run(
     return done
 
 
+def _lines(text: str) -> list[str]:
+    r"""The lines of a program's output, split at newlines only.
+
+    ``str.splitlines`` would also split at characters such as ``\x1c`` or ``\x85``, which a
+    host name may hold and a program prints as they are.
+    """
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else []
+
+
 def _package_version() -> str:
     """The Debian version of :data:`PACKAGE`, or pdsh's own ``-V`` line."""
     for argv in (["dpkg-query", "-W", "-f=${Version}", PACKAGE], ["pdsh", "-V"]):
@@ -227,7 +236,7 @@ class Pdsh(ThirdPartyImplementation):
             if _NO_HOSTS in done.stderr:
                 return output([])
             return error("syntax", done.stderr.strip() or f"pdsh exited {done.returncode}")
-        return output(done.stdout.splitlines())
+        return output(_lines(done.stdout))
 
     def _coalesce(self, names: list[str]) -> Mapping[str, Any]:
         if len(set(names)) != len(names):
@@ -241,7 +250,7 @@ class Pdsh(ThirdPartyImplementation):
         done = _run([self._dshbak_path, "-c"], "".join(f"{name}: x\n" for name in names))
         if done.returncode != 0:
             return error("invalid", done.stderr.strip() or f"dshbak exited {done.returncode}")
-        lines = done.stdout.splitlines()
+        lines = _lines(done.stdout)
         if not names and not lines:
             return output("")
         # One group: a divider, the hostlist, a divider, then the shared line.
