@@ -252,8 +252,6 @@ class IdSet:
             # One span (all the ranks of an R, often): cut the other set's ends off.
             (lo, hi), many = (b[0], a) if len(b) == 1 else (a[0], b)
             return _clip(many, lo, hi)
-        if _bitwise(a, b):
-            return _from_bits(_to_bits(a) & _to_bits(b))
         out: list[Interval] = []
         i = j = 0
         while i < len(a) and j < len(b):
@@ -272,8 +270,6 @@ class IdSet:
         a, b = self.intervals, other.intervals
         if not a or not b:
             return self
-        if _bitwise(a, b):
-            return _from_bits(_to_bits(a) & ~_to_bits(b))
         out: list[Interval] = []
         j = 0
         for lo, hi in self.intervals:
@@ -352,18 +348,6 @@ _upper: Callable[[Interval], int] = operator.itemgetter(1)
 
 _succ = (1).__add__
 _FORMS = ("%d-%d", "%d%.0s")
-
-
-def _bitwise(a: tuple[Interval, ...], b: tuple[Interval, ...]) -> bool:
-    """Whether ``a`` and ``b`` are better combined as bitsets than merged interval by interval.
-
-    A merge costs a Python step per interval; a bitset costs C work per id up to the largest.
-    Many intervals over a small id range (scattered ranks, say) favour the bitset; a few wide
-    intervals, or ids up to 2**64, the merge.
-    """
-    count = len(a) + len(b)
-    top = max(a[-1][1], b[-1][1])
-    return count >= 32 and top < count * 1024 and top < 1 << 26
 
 
 def _to_bits(intervals: tuple[Interval, ...]) -> int:

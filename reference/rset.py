@@ -770,7 +770,9 @@ def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool
     sides = (a, b)
     starts = (_run_starts(a.runs), _run_starts(b.runs))
     index = [0, 0]
-    memo: dict[tuple[Children | None, Children | None], Children | None] = {}
+    # Keyed by identity: runs share their Children objects, which stay alive meanwhile, and
+    # hashing two id() values is far cheaper than hashing two pairs of interval tuples.
+    memo: dict[tuple[int, int], Children | None] = {}
     runs: list[Run] = []
     hosts: list[str] = []
     for lo, end in itertools.pairwise(bounds):
@@ -788,7 +790,7 @@ def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool
         x, y = held
         if x is None and y is None:
             continue
-        pair = (x, y)
+        pair = (id(x), id(y))
         if pair not in memo:
             memo[pair] = how(x, y)
         result = memo[pair]
@@ -819,35 +821,13 @@ def _with_properties(
         for name, ids in src.properties.items():
             merged.setdefault(name, []).append(ids)
     props: dict[str, IdSet] = {}
-    if not trim:
-        for name, parts in merged.items():
-            props[name] = functools.reduce(IdSet.union, parts)
-    elif _small_ids(ranks, merged.values()):
-        # Ranks of one cluster: union and restriction as int bitsets, in C.
-        keep = ranks.to_bits()
-        for name, parts in merged.items():
-            bits = 0
-            for ids in parts:
-                bits |= ids.to_bits()
-            found = IdSet.from_bits(bits & keep)
-            if found.intervals:
-                props[name] = found
-    else:
-        for name, parts in merged.items():
-            found = functools.reduce(IdSet.union, parts) & ranks
-            if found.intervals:
-                props[name] = found
+    for name, parts in merged.items():
+        found = functools.reduce(IdSet.union, parts)
+        if trim:
+            found = found & ranks
+        if found.intervals:
+            props[name] = found
     return ResourceSet(rs.runs, rs.hostnames, props, rs.starttime, rs.expiration)
-
-
-def _small_ids(ranks: IdSet, groups: Iterable[list[IdSet]]) -> bool:
-    """Whether every id is small enough for int bitsets to beat interval merges."""
-    top = max((ids.intervals[-1][1] for parts in groups for ids in parts), default=0)
-    return max(top, ranks.last() or 0) < _BITSET_LIMIT
-
-
-#: Ranks below this are combined as int bitsets (an int of this many bits is 512 KiB).
-_BITSET_LIMIT = 1 << 22
 
 
 def _union_children(x: Children | None, y: Children | None) -> Children | None:

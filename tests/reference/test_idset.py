@@ -301,7 +301,7 @@ def test_from_bits_refuses_what_is_not_a_bitset() -> None:
 
 @given(st.lists(st.integers(0, 3000), min_size=40, max_size=400), st.data())
 def test_dense_set_algebra_matches_python_sets(values: list[int], data: st.DataObject) -> None:
-    # Sets of many intervals over small ids are combined as bitsets (_bitwise).
+    # Long interval lists: the merges, _clip and the C-level subset test on many intervals.
     other = data.draw(st.lists(st.integers(0, 3000), min_size=40, max_size=400))
     a, b = set(values), set(other)
     x, y = IdSet.from_ids(a), IdSet.from_ids(b)
