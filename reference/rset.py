@@ -197,12 +197,20 @@ class ResourceSet:
         """The indexes (0 = the smallest rank) of ``ids``, which must all be ranks of the set."""
         # A run of ranks lo..hi sits at indexes start..start + hi - lo, and ids inside the set
         # are never split by a missing rank: each interval of ``ids`` maps to one index range.
-        run_los = [lo for lo, _, _ in self.runs]
-        shift = [start - lo for start, lo in zip(_run_starts(self.runs), run_los, strict=True)]
-        los = [lo for lo, _ in ids.intervals]
-        firsts = list(map(operator.add, los, map(shift.__getitem__, _run_of(run_los, los))))
-        stops = map(operator.sub, map(_succ, (hi for _, hi in ids.intervals)), los)
-        return itertools.chain.from_iterable(map(range, firsts, map(operator.add, firsts, stops)))
+        # Every step is a map() over C callables: properties hold thousands of intervals.
+        intervals = ids.intervals
+        los = list(map(_LOWER, intervals))
+        spans = map(operator.sub, map(_succ, map(_UPPER, intervals)), los)
+        spans_list = list(spans)
+        ranks = self.ranks.intervals
+        if len(ranks) == 1:
+            firsts = list(map((-ranks[0][0]).__add__, los))
+        else:
+            run_los = [lo for lo, _, _ in self.runs]
+            shift = [start - lo for start, lo in zip(_run_starts(self.runs), run_los, strict=True)]
+            firsts = list(map(operator.add, los, map(shift.__getitem__, _run_of(run_los, los))))
+        stops = map(operator.add, firsts, spans_list)
+        return itertools.chain.from_iterable(map(range, firsts, stops))
 
     def to_ranks(self) -> list[dict[str, Any]]:
         """Return the decoded, per-rank form (see :func:`decode`)."""
@@ -306,6 +314,8 @@ def _segments(layers: Sequence[tuple[K, IdSet]]) -> list[tuple[int, int, tuple[K
 
 
 _succ = (1).__add__
+_LOWER: Callable[[tuple[int, int]], int] = operator.itemgetter(0)
+_UPPER: Callable[[tuple[int, int]], int] = operator.itemgetter(1)
 
 
 def _run_of(run_los: list[int], ranks: list[int]) -> Iterator[int]:
