@@ -55,7 +55,8 @@ them from the KVS or a submission, so a wrongly typed document reaches flux-core
 
 Error mapping:
 
-* decoders (``idset.decode``, ``hostlist.decode``): ``ValueError`` -> ``syntax``;
+* decoders (``idset.decode``, ``hostlist.decode``): ``ValueError`` -> ``syntax``; a set of
+  more than :data:`MAX_VALUES` members is not listed but answered ``unsupported``;
 * ``idset.encode``: ``ValueError`` -> ``invalid`` when an id is negative, else ``limit``;
 * ``hostlist.encode``: ``ValueError``/``TypeError`` -> ``invalid``;
 * ``count.values``: ``ResourceCount`` raises ``ValueError`` for everything; one whose message
