@@ -175,13 +175,7 @@ class IdSet:
 
     def encode(self, *, brackets: bool = False) -> str:
         """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
-        intervals = self.intervals
-        # One format per interval, picked and applied in C: "%d%.0s" prints lo and nothing of
-        # hi (a single id), "%d-%d" a range.
-        forms = map(
-            _FORMS.__getitem__, map(operator.eq, map(_lower, intervals), map(_upper, intervals))
-        )
-        body = ",".join(map(operator.mod, forms, intervals))
+        body = ",".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.intervals])
         return f"[{body}]" if brackets else body
 
     def __str__(self) -> str:
@@ -347,7 +341,6 @@ _upper: Callable[[Interval], int] = operator.itemgetter(1)
 
 
 _succ = (1).__add__
-_FORMS = ("%d-%d", "%d%.0s")
 
 
 def _to_bits(intervals: tuple[Interval, ...]) -> int:

@@ -218,11 +218,7 @@ class ResourceSet:
             return self._to_ranks()
 
     def _to_ranks(self) -> list[dict[str, Any]]:
-        names: list[list[str]] = [[] for _ in self.hostnames]
-        for name, ids in sorted(self.properties.items()):
-            # Append ``name`` to the list of every rank that has it, looping in C.
-            lists = map(names.__getitem__, self.positions(ids))
-            collections.deque(map(list.append, lists, itertools.repeat(name)), maxlen=0)
+        names = self._property_names()
         out: list[dict[str, Any]] = []
         index = 0
         hostnames = self.hostnames
@@ -236,11 +232,30 @@ class ResourceSet:
                         "hostname": hostnames[index],
                         "cores": cores,
                         "gpus": gpus,
-                        "properties": names[index],
+                        "properties": list(names[index]),
                     }
                 )
                 index += 1
         return out
+
+    def _property_names(self) -> list[list[str]] | list[tuple[str, ...]]:
+        """The sorted property names of each rank, in rank order (copied by the caller)."""
+        intervals = sum(len(ids.intervals) for ids in self.properties.values())
+        if intervals * 2 < len(self.hostnames):
+            # Properties in wide blocks: sweep their segments, sharing one tuple per segment.
+            out: list[tuple[str, ...]] = [()] * len(self.hostnames)
+            layers = sorted(self.properties.items())
+            for lo, hi, keys in _segments(layers):
+                first = next(self.positions(IdSet(((lo, lo),))))
+                out[first : first + hi - lo + 1] = [keys] * (hi - lo + 1)
+            return out
+        # Scattered properties: append each name to the list of every rank that has it,
+        # looping in C.
+        names: list[list[str]] = [[] for _ in self.hostnames]
+        for name, ids in sorted(self.properties.items()):
+            lists = map(names.__getitem__, self.positions(ids))
+            collections.deque(map(list.append, lists, itertools.repeat(name)), maxlen=0)
+        return names
 
     def to_json(self) -> dict[str, Any]:
         """Return an R document (version 1, execution only) describing this set."""

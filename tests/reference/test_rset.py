@@ -329,3 +329,20 @@ def test_a_property_naming_a_missing_rank_between_runs_is_refused() -> None:
     doc = r_doc([("0-3,5-9", {"core": "0"})], ["n[0-3,5-9]"], properties={"p": "1,3-5"})
     with pytest.raises(InvalidError, match="names ranks 4 that R_lite lacks"):
         rset.validate(doc)
+
+
+def test_wide_property_blocks_decode_per_rank() -> None:
+    # Few wide property intervals take the segment sweep, not the per-rank appends.
+    doc = r_doc(
+        [("0-511", {"core": "0-3"}), ("600-1111", {"core": "0-1"})],
+        ["n[0-511,600-1111]"],
+        properties={"a": "0-300", "b": "256-511,600-700", "c": "1000"},
+    )
+    rows = rset.decode(doc)
+    want = {
+        r: [n for n, lo, hi in (("a", 0, 300), ("b", 256, 700), ("c", 1000, 1000)) if lo <= r <= hi]
+        for r in [*range(512), *range(600, 1112)]
+    }
+    assert {row["rank"]: row["properties"] for row in rows} == want
+    rows[0]["properties"].append("mutated")
+    assert rows[1]["properties"] == ["a"]  # every rank has its own list
