@@ -4,7 +4,8 @@ Each ``bench_*.py`` module provides its figures as ``BENCHES`` (a list of
 :class:`_harness.Bench`) or a ``benches()`` function; this script gathers them all, times
 them with :func:`_harness.main`, and exits 1 if any figure missed its target.  ``tox -e
 bench`` runs it; third-party figures appear where python-hostlist and ClusterShell are
-installed.
+installed, and flux-core's C libraries (libflux-idset, libflux-hostlist, librlist through
+``build_rlist_probe.sh``) where a build is found (see ``_fluxcore.py``).
 """
 
 from __future__ import annotations
@@ -30,4 +31,8 @@ def gather() -> list[Bench]:
 
 
 if __name__ == "__main__":
+    import _fluxcore
+
+    # Say whether flux-core's C libraries were found, and why not, before the table.
+    print(_fluxcore.available())
     sys.exit(main(gather(), sys.argv[1:]))
