@@ -21,7 +21,7 @@ and every check is made *before* anything is expanded.
 
 from __future__ import annotations
 
-from reference.errors import LimitError
+from flux_conformance.reference.errors import LimitError
 
 __all__ = [
     "MAX_EXPANSION",

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple, NoReturn
 
-from reference.errors import FormatError, ParseError
+from flux_conformance.reference.errors import FormatError, ParseError
 
 __all__ = ["Token", "Tokenizer"]
 

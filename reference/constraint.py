@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from reference import hostlist
-from reference._limits import MAX_EXPANSION
-from reference.errors import FormatError, InvalidError, LimitError, format_path
-from reference.idset import IdSet
-from reference.rset import ResourceSet, load, property_name_problem
+from flux_conformance.reference import hostlist
+from flux_conformance.reference._limits import MAX_EXPANSION
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
+from flux_conformance.reference.idset import IdSet
+from flux_conformance.reference.rset import ResourceSet, load, property_name_problem
 
 __all__ = [
     "MAX_DEPTH",

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference._limits import (
+from flux_conformance.reference._limits import (
     MAX_EXPANSION,
     MAX_ID,
     MAX_ID_DIGITS,
@@ -48,7 +48,7 @@ from reference._limits import (
     check_expansion,
     check_text_length,
 )
-from reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
 
 __all__ = ["OPERATIONS", "decode", "encode", "expressions"]
 

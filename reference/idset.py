@@ -41,14 +41,14 @@ from dataclasses import dataclass
 from itertools import accumulate, chain, islice
 from typing import Any
 
-from reference._limits import (
+from flux_conformance.reference._limits import (
     MAX_ID,
     MAX_ID_DIGITS,
     check_expansion,
     check_text_length,
 )
-from reference._speed import gc_paused
-from reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference._speed import gc_paused
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
 
 __all__ = ["OPERATIONS", "IdSet", "decode", "encode"]
 

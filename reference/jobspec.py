@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.errors import FormatError, InvalidError, LimitError, format_path
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
 
 __all__ = [
     "MAX_DEPTH",
@@ -134,7 +134,7 @@ def _environment(value: Any, path: Path) -> None:
 
 def _count(value: Any, path: Path, ctx: _Context) -> None:
     """A resource count in any of RFC 14's forms (integer, idset or range string, dict)."""
-    from reference.ranges import parse_count
+    from flux_conformance.reference.ranges import parse_count
 
     try:
         parse_count(value, edition=ctx.edition)
@@ -344,7 +344,7 @@ def _sys_files(value: Any, path: Path, ctx: _Context) -> None:
 
 
 def _sys_constraints(value: Any, path: Path, ctx: _Context) -> None:
-    from reference.constraint import validate_constraint
+    from flux_conformance.reference.constraint import validate_constraint
 
     _object(value, path)
     try:
@@ -493,7 +493,7 @@ def jobspec_from_shape(
     to run a task: both are :class:`~reference.errors.InvalidError`.  The result is checked
     with :func:`validate_jobspec` before it is returned.
     """
-    from reference.shape import DEFAULT_LABEL, parse_shape
+    from flux_conformance.reference.shape import DEFAULT_LABEL, parse_shape
 
     resources = parse_shape(
         shape,

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reference.errors import FormatError, InvalidError, LimitError
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError
 
 __all__ = ["DEFAULT_EDITION", "EDITIONS", "OPERATIONS", "Operation", "run"]
 
@@ -26,15 +26,15 @@ DEFAULT_EDITION = "seed"
 
 # Modules that contribute operations, in the order the suite presents them.
 _MODULES = (
-    "reference.idset",
-    "reference.hostlist",
-    "reference.ranges",
-    "reference.shape",
-    "reference.jobspec",
-    "reference.rset",
-    "reference.constraint",
-    "reference.query",
-    "reference.slurm_extra",
+    "flux_conformance.reference.idset",
+    "flux_conformance.reference.hostlist",
+    "flux_conformance.reference.ranges",
+    "flux_conformance.reference.shape",
+    "flux_conformance.reference.jobspec",
+    "flux_conformance.reference.rset",
+    "flux_conformance.reference.constraint",
+    "flux_conformance.reference.query",
+    "flux_conformance.reference.slurm_extra",
 )
 
 

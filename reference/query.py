@@ -39,10 +39,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from reference._limits import check_text_length
-from reference._tokens import Tokenizer
-from reference.constraint import compile_constraint
-from reference.errors import FormatError, InvalidError, LimitError, ParseError
+from flux_conformance.reference._limits import check_text_length
+from flux_conformance.reference._tokens import Tokenizer
+from flux_conformance.reference.constraint import compile_constraint
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, ParseError
 
 __all__ = ["DEFAULT_OPERATOR", "MAX_NESTING", "OPERATIONS", "OPERATOR_ALIASES", "parse"]
 

@@ -41,10 +41,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference._limits import MAX_ID, check_expansion, check_text_length
-from reference._tokens import Tokenizer
-from reference.errors import InvalidError, LimitError, ParseError
-from reference.idset import IdSet
+from flux_conformance.reference._limits import MAX_ID, check_expansion, check_text_length
+from flux_conformance.reference._tokens import Tokenizer
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.idset import IdSet
 
 __all__ = ["OPERATIONS", "OPERATORS", "Count", "Range", "parse_count", "parse_range"]
 

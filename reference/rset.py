@@ -45,11 +45,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from reference import hostlist
-from reference._limits import MAX_EXPANSION
-from reference._speed import gc_paused
-from reference.errors import FormatError, InvalidError, LimitError, format_path
-from reference.idset import IdSet
+from flux_conformance.reference import hostlist
+from flux_conformance.reference._limits import MAX_EXPANSION
+from flux_conformance.reference._speed import gc_paused
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
+from flux_conformance.reference.idset import IdSet
 
 __all__ = [
     "ILLEGAL_PROPERTY_CHARACTERS",

@@ -37,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reference._tokens import Token, Tokenizer
-from reference.errors import FormatError, InvalidError, LimitError
+from flux_conformance.reference._tokens import Token, Tokenizer
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError
 
 __all__ = [
     "DEFAULT_LABEL",
@@ -350,8 +350,8 @@ def _count_to_shape(text: str, edition: str) -> int | str | tuple[tuple[str, Any
 
 
 def _read_count(text: str, edition: str) -> int | str | dict[str, Any]:
-    from reference.errors import ParseError
-    from reference.ranges import parse_count, parse_range
+    from flux_conformance.reference.errors import ParseError
+    from flux_conformance.reference.ranges import parse_count, parse_range
 
     # parse_count applies every RFC 14 rule (and refuses what is neither form); what is left
     # is only to choose how to write the count down.

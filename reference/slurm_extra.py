@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
 
 __all__ = [
     "COMPARISONS",

@@ -13,6 +13,11 @@ __all__ = ["schema"]
 @cache
 def schema(name: str) -> dict[str, Any]:
     """One of the JSON Schemas shipped in ``runner/schemas`` (e.g. ``case-file.json``)."""
-    text = resources.files("runner").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
+    text = (
+        resources.files("flux_conformance.runner")
+        .joinpath("schemas")
+        .joinpath(name)
+        .read_text(encoding="utf-8")
+    )
     loaded: dict[str, Any] = json.loads(text)
     return loaded

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from runner.errors import ConformanceError
+from flux_conformance.runner.errors import ConformanceError
 
 __all__ = [
     "MAX_DEPTH",

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import runner
-from runner._schemas import schema
-from runner._yaml import YamlError, load_document
-from runner.errors import ConformanceError
-from runner.operations import OperationSpec, load_registry
+from flux_conformance import runner
+from flux_conformance.runner._schemas import schema
+from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.errors import ConformanceError
+from flux_conformance.runner.operations import OperationSpec, load_registry
 
 if TYPE_CHECKING:
     import jsonschema

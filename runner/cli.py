@@ -12,10 +12,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-import runner
-from runner.adapters.factory import make_adapter
-from runner.commands import COMMANDS
-from runner.errors import ConformanceError
+from flux_conformance import runner
+from flux_conformance.runner.adapters.factory import make_adapter
+from flux_conformance.runner.commands import COMMANDS
+from flux_conformance.runner.errors import ConformanceError
 
 __all__ = ["build_parser", "main", "make_adapter"]
 
@@ -27,7 +27,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the suite's version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from runner.cases import load_suite
+        from flux_conformance.runner.cases import load_suite
 
         try:
             suite = load_suite()
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"runner.commands.{name}").add_parser(sub)
+        importlib.import_module(f"flux_conformance.runner.commands.{name}").add_parser(sub)
     return parser
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from runner.adapters.base import Adapter, Reply
-from runner.cases import Case
-from runner.comparators import Oracle, OracleFailure
-from runner.operations import OperationSpec
+from flux_conformance.runner.adapters.base import Adapter, Reply
+from flux_conformance.runner.cases import Case
+from flux_conformance.runner.comparators import Oracle, OracleFailure
+from flux_conformance.runner.operations import OperationSpec
 
 __all__ = [
     "CaseResult",

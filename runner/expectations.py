@@ -30,11 +30,11 @@ from typing import Any
 
 import yaml
 
-from runner._yaml import YamlError, load_document
-from runner.cases import Case
-from runner.engine import CaseResult, Outcome
-from runner.errors import ConformanceError
-from runner.report import compact_json
+from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.cases import Case
+from flux_conformance.runner.engine import CaseResult, Outcome
+from flux_conformance.runner.errors import ConformanceError
+from flux_conformance.runner.report import compact_json
 
 __all__ = ["Entry", "Expectations", "ExpectationsError", "write_baseline"]
 

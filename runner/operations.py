@@ -15,9 +15,9 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from runner._schemas import schema
-from runner.comparators import COMPARATORS, Comparator
-from runner.errors import ConformanceError
+from flux_conformance.runner._schemas import schema
+from flux_conformance.runner.comparators import COMPARATORS, Comparator
+from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
     import jsonschema
@@ -112,7 +112,7 @@ def load_registry() -> Mapping[str, OperationSpec]:
     import jsonschema
 
     meta = jsonschema.Draft202012Validator(schema("operation.json"))
-    folder = resources.files("runner").joinpath("schemas").joinpath("operations")
+    folder = resources.files("flux_conformance.runner").joinpath("schemas").joinpath("operations")
     found: dict[str, OperationSpec] = {}
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".json"):

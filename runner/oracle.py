@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from runner.comparators import Oracle
+from flux_conformance.runner.comparators import Oracle
 
 __all__ = ["reference_oracle"]
 
@@ -23,6 +23,6 @@ def reference_oracle(edition: str | None = None) -> Oracle:
     A case that holds under one edition is judged with the reference in that edition, so that
     (for example) a jobspec an encoder produced is validated by the same rules.
     """
-    from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+    from flux_conformance.runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
 
     return Oracle(InProcessAdapter(ReferenceImplementation()), edition)

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from runner.adapters.base import Adapter, AdapterError
-from runner.cases import Case, Suite, SuiteError, load_suite
-from runner.engine import CaseResult, Filters, Outcome, judge, select
-from runner.oracle import reference_oracle
-from runner.report import compact_json
+from flux_conformance.runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.cases import Case, Suite, SuiteError, load_suite
+from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge, select
+from flux_conformance.runner.oracle import reference_oracle
+from flux_conformance.runner.report import compact_json
 
 __all__ = ["ConformanceFailure", "ConformanceItem"]
 
@@ -116,7 +116,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SUITE] = load_suite(Path(cases) if cases else None)
     except SuiteError as exc:
         raise pytest.UsageError("flux-conformance: the suite cannot load:\n" + str(exc)) from None
-    from runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.factory import make_adapter
 
     try:
         adapter = make_adapter(spec, timeout=config.getoption("conformance_timeout"))

@@ -21,11 +21,11 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from runner.adapters.factory import make_adapter
-from runner.operations import load_registry
-from runner.oracle import reference_oracle
-from runner.tools.diff import compare_replies
-from runner.tools.strategies import STRATEGIES
+from flux_conformance.runner.adapters.factory import make_adapter
+from flux_conformance.runner.operations import load_registry
+from flux_conformance.runner.oracle import reference_oracle
+from flux_conformance.runner.tools.diff import compare_replies
+from flux_conformance.runner.tools.strategies import STRATEGIES
 
 
 def _outcome(kind: str, value: Any) -> str:

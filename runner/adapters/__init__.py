@@ -11,10 +11,10 @@ __all__ = ["KNOWN"]
 
 #: ``--impl NAME`` -> ``module:object`` of a shipped adapter.
 KNOWN: dict[str, str] = {
-    "python-hostlist": "runner.adapters.thirdparty.python_hostlist:PythonHostlist",
-    "clustershell": "runner.adapters.thirdparty.clustershell:ClusterShell",
-    "flux-core": "runner.adapters.thirdparty.fluxcore:FluxCore",
-    "slurm-extra": "runner.adapters.thirdparty.slurm_extra:SlurmExtra",
-    "slurm-hostlist": "runner.adapters.thirdparty.slurm_hostlist:SlurmHostlist",
-    "pdsh": "runner.adapters.thirdparty.pdsh:Pdsh",
+    "python-hostlist": "flux_conformance.runner.adapters.thirdparty.python_hostlist:PythonHostlist",
+    "clustershell": "flux_conformance.runner.adapters.thirdparty.clustershell:ClusterShell",
+    "flux-core": "flux_conformance.runner.adapters.thirdparty.fluxcore:FluxCore",
+    "slurm-extra": "flux_conformance.runner.adapters.thirdparty.slurm_extra:SlurmExtra",
+    "slurm-hostlist": "flux_conformance.runner.adapters.thirdparty.slurm_hostlist:SlurmHostlist",
+    "pdsh": "flux_conformance.runner.adapters.thirdparty.pdsh:Pdsh",
 }

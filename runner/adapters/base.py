@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from runner._schemas import schema
-from runner.errors import ConformanceError
+from flux_conformance.runner._schemas import schema
+from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
     import jsonschema

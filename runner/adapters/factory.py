@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.adapters.base import Adapter, AdapterError
 
 __all__ = ["make_adapter"]
 
 
 def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
     """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``)."""
-    from runner.adapters import KNOWN
-    from runner.adapters.inprocess import (
+    from flux_conformance.runner.adapters import KNOWN
+    from flux_conformance.runner.adapters.inprocess import (
         InProcessAdapter,
         ReferenceImplementation,
         load_python_object,
     )
-    from runner.adapters.subprocess import SubprocessAdapter
+    from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 
     if spec == "reference":
         return InProcessAdapter(ReferenceImplementation())

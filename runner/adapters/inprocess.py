@@ -14,8 +14,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import reference
-from runner.adapters.base import AdapterError, Implementation, Reply, reply_from_outcome
+from flux_conformance import reference
+from flux_conformance.runner.adapters.base import (
+    AdapterError,
+    Implementation,
+    Reply,
+    reply_from_outcome,
+)
 
 __all__ = ["InProcessAdapter", "ReferenceImplementation", "as_implementation", "load_python_object"]
 
@@ -27,14 +32,14 @@ class ReferenceImplementation:
     version = reference.__version__
 
     def __init__(self) -> None:
-        from reference.operations import OPERATIONS
+        from flux_conformance.reference.operations import OPERATIONS
 
         self.operations = tuple(OPERATIONS)
 
     def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:
         """Run one operation of the reference; map its errors onto protocol errors."""
-        from reference.errors import FormatError
-        from reference.operations import run
+        from flux_conformance.reference.errors import FormatError
+        from flux_conformance.reference.operations import run
 
         if operation not in self.operations:
             return {"unsupported": {"reason": f"the reference has no operation {operation!r}"}}

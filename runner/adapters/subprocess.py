@@ -27,7 +27,12 @@ import threading
 import time
 from typing import Any
 
-from runner.adapters.base import AdapterError, Reply, protocol_validator, reply_from_outcome
+from flux_conformance.runner.adapters.base import (
+    AdapterError,
+    Reply,
+    protocol_validator,
+    reply_from_outcome,
+)
 
 __all__ = ["MAX_LINE_BYTES", "MAX_START_FAILURES", "STDERR_TAIL", "SubprocessAdapter"]
 

@@ -10,11 +10,11 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from runner.errors import ConformanceError
+from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
-    from runner.cases import Case, Suite
-    from runner.engine import Filters
+    from flux_conformance.runner.cases import Case, Suite
+    from flux_conformance.runner.engine import Filters
 
 __all__ = [
     "LEVELS",
@@ -76,8 +76,8 @@ def add_selection(p: argparse.ArgumentParser) -> None:
 
 
 def filters_of(args: argparse.Namespace) -> Filters:
-    """The :class:`~runner.engine.Filters` the selection options describe."""
-    from runner.engine import Filters
+    """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe."""
+    from flux_conformance.runner.engine import Filters
 
     def values(name: str) -> tuple[str, ...]:
         return tuple(getattr(args, name, None) or ())
@@ -97,7 +97,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
 
 def load(args: argparse.Namespace) -> Suite:
     """Load the suite ``--cases`` names (default: the bundled one); raises ``SuiteError``."""
-    from runner.cases import load_suite
+    from flux_conformance.runner.cases import load_suite
 
     return load_suite(Path(args.cases) if getattr(args, "cases", None) else None)
 
@@ -107,7 +107,7 @@ def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
 
     Raises :class:`UsageError` when nothing is selected.
     """
-    from runner.engine import select
+    from flux_conformance.runner.engine import select
 
     filters = filters_of(args)
     cases = select(suite.cases, filters)
@@ -119,7 +119,7 @@ def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
 
 def shipped_expectations(impl: str) -> Path | None:
     """The expectations file shipped with a named adapter (``--impl clustershell``), if any."""
-    folder = resources.files("runner").joinpath("adapters").joinpath("thirdparty")
+    folder = resources.files("flux_conformance.runner").joinpath("adapters").joinpath("thirdparty")
     candidate = folder.joinpath("expectations").joinpath(f"{impl}.yaml")
     with contextlib.suppress(FileNotFoundError, NotADirectoryError):
         if candidate.is_file():

@@ -6,8 +6,8 @@ import argparse
 from collections import Counter
 from typing import IO
 
-from runner.commands._common import add_cases_option, load
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import add_cases_option, load
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 

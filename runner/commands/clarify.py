@@ -6,16 +6,16 @@ import argparse
 from pathlib import Path
 from typing import IO
 
-from runner.commands._common import add_cases_option, load
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import add_cases_option, load
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Render the clarification cases (and shipped findings) for spec authors."""
-    from runner.adapters.factory import make_adapter
-    from runner.tools.clarify import clarify_report, collect_readings
+    from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.tools.clarify import clarify_report, collect_readings
 
     del err
     suite = load(args)

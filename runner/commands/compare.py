@@ -11,17 +11,23 @@ import argparse
 from pathlib import Path
 from typing import IO
 
-from runner.commands._common import UsageError, add_selection, load, selected, shipped_expectations
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import (
+    UsageError,
+    add_selection,
+    load,
+    selected,
+    shipped_expectations,
+)
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run every implementation on every selected case; write the matrix."""
-    from runner.adapters.factory import make_adapter
-    from runner.report.matrix import matrix_html, matrix_markdown
-    from runner.tools.compare import run_matrix
+    from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.report.matrix import matrix_html, matrix_markdown
+    from flux_conformance.runner.tools.compare import run_matrix
 
     suite = load(args)
     cases, _ = selected(suite, args)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from runner.commands._common import add_cases_option, load
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import add_cases_option, load
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Per spec: the share of requirements some case cites, and which have none."""
-    from runner.tools.coverage import coverage_report
+    from flux_conformance.runner.tools.coverage import coverage_report
 
     del err
     print(coverage_report(load(args), missing=not args.summary), file=out, end="")

@@ -17,9 +17,9 @@ import random
 from pathlib import Path
 from typing import IO, Any
 
-from runner.adapters.base import Adapter
-from runner.commands._common import UsageError
-from runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.adapters.base import Adapter
+from flux_conformance.runner.commands._common import UsageError
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
@@ -29,16 +29,16 @@ EXIT_FOUND = EXIT_FAILED
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the differential search and write the cases it finds."""
-    from runner.adapters.factory import make_adapter
-    from runner.operations import load_registry
+    from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.operations import load_registry
 
     try:
         import hypothesis  # noqa: F401
     except ImportError:
         raise UsageError("diff needs hypothesis: pip install 'flux-conformance[diff]'") from None
-    from runner.tools.diff import differential
-    from runner.tools.diff_cases import general_requirement, render_cases
-    from runner.tools.strategies import STRATEGIES
+    from flux_conformance.runner.tools.diff import differential
+    from flux_conformance.runner.tools.diff_cases import general_requirement, render_cases
+    from flux_conformance.runner.tools.strategies import STRATEGIES
 
     if args.operation not in load_registry():
         raise UsageError(f"unknown operation {args.operation!r}")

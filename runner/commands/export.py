@@ -10,23 +10,29 @@ import argparse
 import json
 from typing import IO
 
-from runner.commands._common import add_selection, filters_of, load, opened, selected
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import (
+    add_selection,
+    filters_of,
+    load,
+    opened,
+    selected,
+)
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Write the export document (or its schema) to ``--out`` or stdout."""
-    from runner._schemas import schema
+    from flux_conformance.runner._schemas import schema
 
     if args.schema:
         with opened(args.out, out) as stream:
             json.dump(schema("export.json"), stream, indent=2)
             stream.write("\n")
         return EXIT_OK
-    from runner.oracle import reference_oracle
-    from runner.tools.export import export_suite
+    from flux_conformance.runner.oracle import reference_oracle
+    from flux_conformance.runner.tools.export import export_suite
 
     suite = load(args)
     cases, _ = selected(suite, args)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from runner.commands._common import add_selection, filters_of, load
-from runner.errors import EXIT_OK
+from flux_conformance.runner.commands._common import add_selection, filters_of, load
+from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
@@ -15,7 +15,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """List the selected cases, or the operations with ``--operations``."""
     del err
     if args.operations:
-        from runner.operations import load_registry
+        from flux_conformance.runner.operations import load_registry
 
         for op in load_registry().values():
             print(f"{op.name}  ({op.spec}) {op.summary}", file=out)
@@ -23,7 +23,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 print(f"    error {category}: {meaning}", file=out)
             print(f"    comparator {op.comparator_name}: {op.comparator_doc}", file=out)
         return EXIT_OK
-    from runner.engine import select
+    from flux_conformance.runner.engine import select
 
     for case in select(load(args).cases, filters_of(args)):
         print(f"{case.id}\t{case.operation}\t{case.level}\t{case.location}", file=out)

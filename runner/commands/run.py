@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-import runner
-from runner.adapters.base import AdapterError
-from runner.commands._common import (
+from flux_conformance import runner
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.commands._common import (
     add_selection,
     checkout_drift,
     filters_of,
@@ -24,20 +24,20 @@ from runner.commands._common import (
     selected,
     shipped_expectations,
 )
-from runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
-    from runner.report import Reporter
+    from flux_conformance.runner.report import Reporter
 
 __all__ = ["add_parser", "main"]
 
 
 @contextlib.contextmanager
 def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter]]:
-    from runner.report.jsonl import JsonLinesReporter
-    from runner.report.junit import JUnitReporter
-    from runner.report.markdown import MarkdownReporter
-    from runner.report.terminal import TerminalReporter
+    from flux_conformance.runner.report.jsonl import JsonLinesReporter
+    from flux_conformance.runner.report.junit import JUnitReporter
+    from flux_conformance.runner.report.markdown import MarkdownReporter
+    from flux_conformance.runner.report.terminal import TerminalReporter
 
     reporters: list[Reporter] = []
     with contextlib.ExitStack() as stack:
@@ -55,11 +55,11 @@ def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter
         if args.markdown:
             reporters.append(MarkdownReporter(Path(args.markdown)))
         if args.html:
-            from runner.report.html import HtmlReporter
+            from flux_conformance.runner.report.html import HtmlReporter
 
             reporters.append(HtmlReporter(Path(args.html)))
         if args.badge:
-            from runner.report.badge import BadgeReporter
+            from flux_conformance.runner.report.badge import BadgeReporter
 
             reporters.append(BadgeReporter(Path(args.badge)))
         yield reporters
@@ -75,10 +75,10 @@ def _expectations_path(args: argparse.Namespace) -> Path | None:
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
-    from runner.adapters.factory import make_adapter
-    from runner.engine import Summary, run_cases
-    from runner.oracle import reference_oracle
-    from runner.report import Header
+    from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.engine import Summary, run_cases
+    from flux_conformance.runner.oracle import reference_oracle
+    from flux_conformance.runner.report import Header
 
     suite = load(args)
     cases, other_edition = selected(suite, args)
@@ -88,7 +88,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     decide = skip = None
     path = _expectations_path(args)
     if path is not None:
-        from runner.expectations import Expectations
+        from flux_conformance.runner.expectations import Expectations
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
@@ -142,7 +142,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             for reporter in reporters:
                 reporter.finish(summary, interrupted=interrupted)
     if args.write_expectations:
-        from runner.expectations import write_baseline
+        from flux_conformance.runner.expectations import write_baseline
 
         write_baseline(Path(args.write_expectations), results, impl=adapter.name)
         print(f"wrote {args.write_expectations}", file=err)

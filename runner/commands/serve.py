@@ -5,19 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import IO, Any
 
-from runner.commands._common import UsageError
+from flux_conformance.runner.commands._common import UsageError
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Serve an implementation (default: the reference) over the subprocess protocol."""
-    from runner.adapters.inprocess import (
+    from flux_conformance.runner.adapters.inprocess import (
         ReferenceImplementation,
         as_implementation,
         load_python_object,
     )
-    from runner.tools.serve import serve
+    from flux_conformance.runner.tools.serve import serve
 
     del out, err
     impl: Any
@@ -29,7 +29,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if kind != "python":
             raise UsageError("serve takes --impl reference or python:module:object")
         impl = as_implementation(load_python_object(rest))
-        from runner.operations import load_registry
+        from flux_conformance.runner.operations import load_registry
 
         name = str(getattr(impl, "name", rest))
         version = str(getattr(impl, "version", ""))

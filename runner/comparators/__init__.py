@@ -61,13 +61,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from runner.comparators._json import json_equal
-from runner.comparators._oracle import Comparator, Oracle, OracleFailure, Refused
-from runner.comparators.constraint import constraint_semantic
-from runner.comparators.rset import rset_alike
-from runner.comparators.shape import jobspec_from_shape, shape_counts
-from runner.comparators.text import decodes_alike, exact, slurm_tree
-from runner.comparators.validation import validation, validation_warnings
+from flux_conformance.runner.comparators._json import json_equal
+from flux_conformance.runner.comparators._oracle import Comparator, Oracle, OracleFailure, Refused
+from flux_conformance.runner.comparators.constraint import constraint_semantic
+from flux_conformance.runner.comparators.rset import rset_alike
+from flux_conformance.runner.comparators.shape import jobspec_from_shape, shape_counts
+from flux_conformance.runner.comparators.text import decodes_alike, exact, slurm_tree
+from flux_conformance.runner.comparators.validation import validation, validation_warnings
 
 __all__ = ["COMPARATORS", "Comparator", "Oracle", "OracleFailure", "Refused", "json_equal"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner.adapters.base import Adapter
+from flux_conformance.runner.adapters.base import Adapter
 
 __all__ = ["Comparator", "Oracle", "OracleFailure", "Refused"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from runner.comparators._oracle import Oracle
-from runner.comparators.constraint import probes
-from runner.comparators.shape import count_key
-from runner.comparators.text import collapse_groups
+from flux_conformance.runner.comparators._oracle import Oracle
+from flux_conformance.runner.comparators.constraint import probes
+from flux_conformance.runner.comparators.shape import count_key
+from flux_conformance.runner.comparators.text import collapse_groups
 
 __all__ = ["HINTS", "Hint", "normalise_resources"]
 

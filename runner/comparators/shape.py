@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.comparators._json import json_equal
-from runner.comparators._oracle import Oracle, Refused
+from flux_conformance.runner.comparators._json import json_equal
+from flux_conformance.runner.comparators._oracle import Oracle, Refused
 
 __all__ = ["count_key", "jobspec_from_shape", "shape_counts"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.comparators._json import json_equal
-from runner.comparators._oracle import Comparator, Oracle, Refused
+from flux_conformance.runner.comparators._json import json_equal
+from flux_conformance.runner.comparators._oracle import Comparator, Oracle, Refused
 
 __all__ = ["collapse_groups", "decodes_alike", "exact", "slurm_tree"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.comparators._oracle import Oracle
+from flux_conformance.runner.comparators._oracle import Oracle
 
 __all__ = ["validation", "validation_warnings"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from runner.engine import CaseResult, Outcome, Summary
+from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 
 __all__ = ["FileReporter", "Header", "Reporter", "compact_json", "replay_command", "verdict"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from runner.engine import CaseResult, Outcome, Summary
-from runner.report import FileReporter
+from flux_conformance.runner.engine import CaseResult, Outcome, Summary
+from flux_conformance.runner.report import FileReporter
 
 __all__ = ["BadgeReporter", "badge"]
 

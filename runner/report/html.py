@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import html
 
-from runner.engine import Outcome, Summary
-from runner.report import FileReporter, compact_json, replay_command, verdict
+from flux_conformance.runner.engine import Outcome, Summary
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict
 
 __all__ = ["HtmlReporter"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
-from runner.engine import CaseResult, Summary
-from runner.report import Header
+from flux_conformance.runner.engine import CaseResult, Summary
+from flux_conformance.runner.report import Header
 
 __all__ = ["JsonLinesReporter"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from runner.engine import Outcome, Summary
-from runner.report import FileReporter, Header, compact_json, replay_command
+from flux_conformance.runner.engine import Outcome, Summary
+from flux_conformance.runner.report import FileReporter, Header, compact_json, replay_command
 
 __all__ = ["JUnitReporter"]
 

@@ -12,9 +12,9 @@ import json
 from collections import Counter
 from importlib import resources
 
-from runner.engine import Outcome
-from runner.report import compact_json
-from runner.tools.compare import CELLS, DEPARTS, Matrix, cell_of
+from flux_conformance.runner.engine import Outcome
+from flux_conformance.runner.report import compact_json
+from flux_conformance.runner.tools.compare import CELLS, DEPARTS, Matrix, cell_of
 
 __all__ = ["chart_svg", "matrix_html", "matrix_markdown", "pass_rates"]
 
@@ -163,7 +163,7 @@ def matrix_html(matrix: Matrix) -> str:
     Operations an implementation does not support are folded into one cell per operation.
     """
     data = json.dumps(matrix.to_json(), ensure_ascii=False).replace("</", "<\\/")
-    template = resources.files("runner").joinpath("report").joinpath("matrix.html")
+    template = resources.files("flux_conformance.runner").joinpath("report").joinpath("matrix.html")
     page = template.read_text(encoding="utf-8")
     title = "flux-conformance: " + ", ".join(c.label for c in matrix.columns)
     return (

@@ -16,8 +16,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from runner.engine import CaseResult, Outcome, Summary
-from runner.report import Header, compact_json, replay_command
+from flux_conformance.runner.engine import CaseResult, Outcome, Summary
+from flux_conformance.runner.report import Header, compact_json, replay_command
 
 __all__ = ["TerminalReporter"]
 

@@ -18,11 +18,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from runner.adapters.base import AdapterError, Reply
-from runner.cases import Case, Expected, Suite
-from runner.engine import Outcome, judge
-from runner.oracle import reference_oracle
-from runner.report import compact_json
+from flux_conformance.runner.adapters.base import AdapterError, Reply
+from flux_conformance.runner.cases import Case, Expected, Suite
+from flux_conformance.runner.engine import Outcome, judge
+from flux_conformance.runner.oracle import reference_oracle
+from flux_conformance.runner.report import compact_json
 
 __all__ = ["Reading", "clarify_report", "collect_readings", "shipped_findings"]
 
@@ -83,9 +83,9 @@ def collect_readings(
 
 def shipped_findings() -> list[tuple[str, list[dict[str, Any]]]]:
     """(implementation, entries) from every shipped adapter expectations file."""
-    from runner.expectations import Expectations
+    from flux_conformance.runner.expectations import Expectations
 
-    folder = resources.files("runner").joinpath("adapters").joinpath("thirdparty")
+    folder = resources.files("flux_conformance.runner").joinpath("adapters").joinpath("thirdparty")
     folder = folder.joinpath("expectations")
     out = []
     try:

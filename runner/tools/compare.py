@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.adapters.base import AdapterError
-from runner.cases import Case, Suite
-from runner.engine import CaseResult, Outcome, run_cases
-from runner.report import compact_json
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.cases import Case, Suite
+from flux_conformance.runner.engine import CaseResult, Outcome, run_cases
+from flux_conformance.runner.report import compact_json
 
 __all__ = ["CELLS", "DEPARTS", "Column", "Matrix", "cell_of", "run_matrix"]
 
@@ -122,8 +122,8 @@ def run_matrix(
     progress: Callable[[str], None] | None = None,
 ) -> Matrix:
     """Run every case against every implementation (one after another)."""
-    from runner.expectations import Expectations
-    from runner.oracle import reference_oracle
+    from flux_conformance.runner.expectations import Expectations
+    from flux_conformance.runner.oracle import reference_oracle
 
     columns = []
     for spec in impls:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from runner.cases import Requirement, Suite
+from flux_conformance.runner.cases import Requirement, Suite
 
 __all__ = ["coverage", "coverage_report"]
 

@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.adapters.base import Adapter, Reply
-from runner.comparators import Oracle
-from runner.operations import OperationSpec, load_registry
+from flux_conformance.runner.adapters.base import Adapter, Reply
+from flux_conformance.runner.comparators import Oracle
+from flux_conformance.runner.operations import OperationSpec, load_registry
 
 __all__ = ["DiffResult", "Disagreement", "compare_replies", "differential"]
 
@@ -322,8 +322,8 @@ def differential(
     :data:`runner.tools.strategies.STRATEGIES` (tests use it).  Raises :class:`ImportError` when
     hypothesis is missing and :class:`KeyError` when no strategy exists for ``operation``.
     """
-    from runner.oracle import reference_oracle
-    from runner.tools.strategies import STRATEGIES
+    from flux_conformance.runner.oracle import reference_oracle
+    from flux_conformance.runner.tools.strategies import STRATEGIES
 
     op = load_registry()[operation]
     strategy = strategy if strategy is not None else STRATEGIES[operation]()

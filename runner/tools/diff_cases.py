@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from runner.adapters.base import Reply
-from runner.tools.diff import DiffResult
+from flux_conformance.runner.adapters.base import Reply
+from flux_conformance.runner.tools.diff import DiffResult
 
 __all__ = ["REQUIREMENT_PLACEHOLDER", "general_requirement", "render_cases"]
 
@@ -50,7 +50,7 @@ def _flow(value: Any) -> str:
 
 def general_requirement(operation: str, cases_dir: Path | None) -> str | None:
     """The requirement the operation's existing cases cite most (None if none can be read)."""
-    from runner.cases import SuiteError, load_suite
+    from flux_conformance.runner.cases import SuiteError, load_suite
 
     try:
         suite = load_suite(cases_dir)

@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import runner
-from runner.cases import Case, Expected, Requirement, Suite
-from runner.comparators import Oracle
-from runner.comparators.hints import HINTS
-from runner.engine import Filters
-from runner.operations import OperationSpec
+from flux_conformance import runner
+from flux_conformance.runner.cases import Case, Expected, Requirement, Suite
+from flux_conformance.runner.comparators import Oracle
+from flux_conformance.runner.comparators.hints import HINTS
+from flux_conformance.runner.engine import Filters
+from flux_conformance.runner.operations import OperationSpec
 
 __all__ = ["FORMAT", "export_suite", "suite_from_export"]
 

@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Mapping
 from typing import IO, Any
 
-from runner.adapters.base import Implementation
+from flux_conformance.runner.adapters.base import Implementation
 
 __all__ = ["serve"]
 

@@ -22,7 +22,7 @@ import json
 import random
 from typing import Any
 
-from reference.idset import IdSet
+from flux_conformance.reference.idset import IdSet
 
 __all__ = [
     "ALLOC_A",

@@ -36,8 +36,8 @@ from _fragmented import (
 from _harness import Bench, main
 from bench_rset_constraint import CONSTRAINT
 
-from reference import constraint, rset
-from reference.operations import run
+from flux_conformance.reference import constraint, rset
+from flux_conformance.reference.operations import run
 
 CONSTRAINT_TEXT = json.dumps(CONSTRAINT)
 _HELD = rset.load(FULL)[0]

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _fluxcore
 from _harness import Bench, main
 
-from reference import hostlist
-from reference.idset import IdSet
-from reference.operations import run
+from flux_conformance.reference import hostlist
+from flux_conformance.reference.idset import IdSet
+from flux_conformance.reference.operations import run
 
 EVEN_IDS = list(range(0, 2_000_000, 2))
 EVEN_TEXT = ",".join(map(str, EVEN_IDS))

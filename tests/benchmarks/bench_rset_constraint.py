@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import Bench, main
 
-from reference.idset import IdSet
-from reference.operations import run
+from flux_conformance.reference.idset import IdSet
+from flux_conformance.reference.operations import run
 
 RANKS = 16_384
 BLOCK = 128

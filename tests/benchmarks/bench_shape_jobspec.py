@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import Bench, main
 
-from reference.jobspec import jobspec_from_shape, validate_jobspec
-from reference.shape import _count_to_shape, parse_shape
+from flux_conformance.reference.jobspec import jobspec_from_shape, validate_jobspec
+from flux_conformance.reference.shape import _count_to_shape, parse_shape
 
 _COUNTS = ["4", "2-8", "2+", "1,3,5", "[2-16:2:*]", "3", "1-9:2"]
 

@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import Bench, main
 
-from reference import operations
-from reference.errors import FormatError
-from reference.slurm_extra import Expression, load_extra, parse
+from flux_conformance.reference import operations
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.slurm_extra import Expression, load_extra, parse
 
 #: Ten requests over every value type, with ANDs, ORs and two levels of parentheses.
 TEN_TERMS = (

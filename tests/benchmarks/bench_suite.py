@@ -14,11 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import Bench, main
 
-from runner.cases import load_suite
-from runner.cli import make_adapter
-from runner.engine import Outcome, run_cases
-from runner.operations import load_registry
-from runner.oracle import reference_oracle
+from flux_conformance.runner.cases import load_suite
+from flux_conformance.runner.cli import make_adapter
+from flux_conformance.runner.engine import Outcome, run_cases
+from flux_conformance.runner.operations import load_registry
+from flux_conformance.runner.oracle import reference_oracle
 
 
 def _whole_run(impl: str) -> float:

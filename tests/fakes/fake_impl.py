@@ -28,8 +28,8 @@ import subprocess
 import sys
 import time
 
-from reference.errors import FormatError
-from reference.operations import OPERATIONS, run
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import OPERATIONS, run
 
 MODE = sys.argv[1]
 ARG = sys.argv[2] if len(sys.argv) > 2 else None

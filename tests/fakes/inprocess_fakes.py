@@ -1,7 +1,7 @@
 """Faulty in-process implementations (for runner tests)."""
 
-from reference.errors import FormatError
-from reference.operations import run
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import run
 
 
 class Raising:

@@ -225,7 +225,7 @@ def test_docstrings_annotations_all_and_fstrings_are_not_mutated() -> None:
 def test_mutants_of_every_reference_module_compile() -> None:
     # Every operator's first mutant in each module, and every 80th: the whole set is the
     # mutation run's job (a mutant that does not compile is reported there as a tool error).
-    directory = Path(importlib.import_module("reference").__file__ or "").parent
+    directory = Path(importlib.import_module("flux_conformance.reference").__file__ or "").parent
     for path in sorted(directory.glob("*.py")):
         source = path.read_text()
         mutants = enumerate_mutants(path.stem, source)

@@ -1,4 +1,4 @@
-"""Tests for reference.constraint (RFC 31): validation, evaluation, limits."""
+"""Tests for flux_conformance.reference.constraint (RFC 31): validation, evaluation, limits."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import constraint, rset
-from reference.errors import InvalidError, LimitError
-from reference.operations import run
+from flux_conformance.reference import constraint, rset
+from flux_conformance.reference.errors import InvalidError, LimitError
+from flux_conformance.reference.operations import run
 
 R8 = {
     "version": 1,
@@ -151,7 +151,7 @@ def test_evaluation_matches_per_target_logic(obj: dict[str, Any]) -> None:
 
 def _shifted(doc: dict[str, Any], by: int) -> dict[str, Any]:
     """R8 with every rank moved up by ``by`` (same hosts, cores and property pattern)."""
-    from reference.idset import IdSet
+    from flux_conformance.reference.idset import IdSet
 
     def move(text: str) -> str:
         return IdSet.from_intervals(

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.errors import FormatError
-from reference.operations import OPERATIONS, run
-from runner.cases import load_suite
-from runner.operations import load_registry
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import OPERATIONS, run
+from flux_conformance.runner.cases import load_suite
+from flux_conformance.runner.operations import load_registry
 
 # Characters that matter to one grammar or another, so mutations hit the parsers' edges.
 GRAMMAR = "0123456789-,[]:+*^!<>=&|()'\"{}/ \t\\.@~xeEnN"

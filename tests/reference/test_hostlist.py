@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import hostlist
-from reference._limits import MAX_EXPANSION, MAX_OUTPUT_LENGTH, MAX_TEXT_LENGTH
-from reference.errors import InvalidError, LimitError, ParseError
-from reference.operations import run
+from flux_conformance.reference import hostlist
+from flux_conformance.reference._limits import MAX_EXPANSION, MAX_OUTPUT_LENGTH, MAX_TEXT_LENGTH
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.operations import run
 
 # Hosts built from a few prefixes, optional zero-padded numbers and suffixes, so that runs,
 # padding clashes and repeats are all common.

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import idset
-from reference._limits import MAX_EXPANSION, MAX_ID, MAX_TEXT_LENGTH
-from reference.errors import InvalidError, LimitError, ParseError
-from reference.idset import IdSet
-from reference.operations import run
+from flux_conformance.reference import idset
+from flux_conformance.reference._limits import MAX_EXPANSION, MAX_ID, MAX_TEXT_LENGTH
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.idset import IdSet
+from flux_conformance.reference.operations import run
 
 ids = st.integers(min_value=0, max_value=MAX_ID)
 small_ids = st.integers(min_value=0, max_value=300)

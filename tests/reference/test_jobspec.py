@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from reference.errors import FormatError, InvalidError, LimitError
-from reference.jobspec import MAX_DEPTH, jobspec_from_shape, validate_jobspec
-from reference.operations import run
-from reference.shape import render_shape
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError
+from flux_conformance.reference.jobspec import MAX_DEPTH, jobspec_from_shape, validate_jobspec
+from flux_conformance.reference.operations import run
+from flux_conformance.reference.shape import render_shape
 
 # The RFC 14 and RFC 25 examples and use cases, as the suite encodes them (verbatim).
 _DOCUMENTS = {

@@ -1,4 +1,4 @@
-"""Tests for reference.query (RFC 35 query strings -> RFC 31 constraints)."""
+"""Tests for flux_conformance.reference.query (RFC 35 query strings -> RFC 31 constraints)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import query
-from reference.errors import InvalidError, LimitError, ParseError
-from reference.operations import run
+from flux_conformance.reference import query
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.operations import run
 
 
 def p(name: str) -> dict[str, Any]:

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference._limits import MAX_ID
-from reference.errors import InvalidError, LimitError, ParseError
-from reference.operations import run
-from reference.ranges import Count, Range, parse_count, parse_range
+from flux_conformance.reference._limits import MAX_ID
+from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.operations import run
+from flux_conformance.reference.ranges import Count, Range, parse_count, parse_range
 
 numbers = st.integers(min_value=0, max_value=MAX_ID)
 
@@ -110,7 +110,7 @@ def test_count_values_follow_the_operator(data: dict[str, Any], limit: int) -> N
 
 @given(st.sets(st.integers(min_value=1, max_value=200), min_size=1), st.integers(0, 250))
 def test_idset_counts(values: set[int], limit: int) -> None:
-    from reference.idset import encode
+    from flux_conformance.reference.idset import encode
 
     count = parse_count(encode(values))
     assert count.values(limit) == sorted(v for v in values if v <= limit)
@@ -198,8 +198,8 @@ def test_count_values_operation_input() -> None:
 
 
 def test_deep_brackets_are_clean_errors() -> None:
-    from reference import hostlist
-    from reference.idset import IdSet
+    from flux_conformance.reference import hostlist
+    from flux_conformance.reference.idset import IdSet
 
     deep = "[" * 100_000 + "1" + "]" * 100_000
     with pytest.raises(ParseError):

@@ -1,4 +1,4 @@
-"""Tests for reference.rset (RFC 20 R): decoding, encoding, set operations, error reporting."""
+"""Tests for flux_conformance.reference.rset (RFC 20 R): decoding, encoding, set operations, error reporting."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from reference import rset
-from reference.errors import InvalidError, LimitError
-from reference.idset import IdSet
-from reference.operations import run
+from flux_conformance.reference import rset
+from flux_conformance.reference.errors import InvalidError, LimitError
+from flux_conformance.reference.idset import IdSet
+from flux_conformance.reference.operations import run
 
 
 def r_doc(

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.errors import FormatError, InvalidError, LimitError, ParseError
-from reference.operations import run
-from reference.shape import MAX_DEPTH, count_to_shape, parse_shape, render_shape
-from runner.comparators import COMPARATORS
-from runner.oracle import reference_oracle
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, ParseError
+from flux_conformance.reference.operations import run
+from flux_conformance.reference.shape import MAX_DEPTH, count_to_shape, parse_shape, render_shape
+from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.oracle import reference_oracle
 
 oracle = reference_oracle()
 

@@ -1,4 +1,4 @@
-"""Tests of reference.slurm_extra: Slurm's --extra node constraints."""
+"""Tests of flux_conformance.reference.slurm_extra: Slurm's --extra node constraints."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reference import operations, slurm_extra
-from reference.errors import FormatError, InvalidError, LimitError, ParseError
-from reference.slurm_extra import (
+from flux_conformance.reference import operations, slurm_extra
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, ParseError
+from flux_conformance.reference.slurm_extra import (
     EPSILON,
     MAX_LENGTH,
     Expression,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import FAKES, MINI
 
-from runner.cases import Suite, load_suite
+from flux_conformance.runner.cases import Suite, load_suite
 
 
 @pytest.fixture(scope="session")

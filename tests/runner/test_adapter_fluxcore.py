@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty.fluxcore import PREFIX_VARIABLE, FluxCore
-from runner.cli import main
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty.fluxcore import PREFIX_VARIABLE, FluxCore
+from flux_conformance.runner.cli import main
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -275,7 +275,7 @@ def test_flux_core_counts(fake_flux: dict[str, Any]) -> None:
 def test_flux_core_count_values_bounded(
     fake_flux: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("runner.adapters.thirdparty.fluxcore.MAX_VALUES", 5)
+    monkeypatch.setattr("flux_conformance.runner.adapters.thirdparty.fluxcore.MAX_VALUES", 5)
     impl = FluxCore()
     assert impl.run("count.values", {"count": 6, "limit": 10})["error"]["category"] == "limit"
     assert impl.run("count.values", {"count": 5, "limit": 10})["output"] == [1, 2, 3, 4, 5]
@@ -401,7 +401,7 @@ def test_flux_core_lists_at_most_max_values(
     fake_flux: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # flux-core holds 0-276447231 compactly; a Python list of it would not fit.
-    monkeypatch.setattr("runner.adapters.thirdparty.fluxcore.MAX_VALUES", 2)
+    monkeypatch.setattr("flux_conformance.runner.adapters.thirdparty.fluxcore.MAX_VALUES", 2)
     impl = FluxCore()
     assert impl.run("idset.decode", "1,2") == {"output": [1, 2]}
     # Not a limit error: flux-core did not refuse it (and may have decoded something else).

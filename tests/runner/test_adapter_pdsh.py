@@ -11,9 +11,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty import pdsh as pdsh_module
-from runner.adapters.thirdparty.pdsh import MAX_HOSTS, Pdsh, _host_bound, pdsh_may_reinterpret
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty import pdsh as pdsh_module
+from flux_conformance.runner.adapters.thirdparty.pdsh import (
+    MAX_HOSTS,
+    Pdsh,
+    _host_bound,
+    pdsh_may_reinterpret,
+)
 
 
 class FakePrograms:
@@ -200,7 +205,7 @@ def test_run_reports_a_program_killed_by_a_signal_as_a_crash() -> None:
 
 @real
 def test_real_pdsh_crash_is_errored_not_a_verdict() -> None:
-    from runner.adapters.inprocess import InProcessAdapter
+    from flux_conformance.runner.adapters.inprocess import InProcessAdapter
 
     adapter = InProcessAdapter(Pdsh(), name="pdsh")
     reply = adapter.run(

@@ -15,13 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from runner.adapters import KNOWN
-from runner.adapters.base import AdapterError
-from runner.adapters.subprocess import SubprocessAdapter
-from runner.adapters.thirdparty import expectations_file
-from runner.adapters.thirdparty.slurm_extra import ENV, PROGRAM, SlurmExtra, command
-from runner.cli import main, make_adapter
-from runner.expectations import Expectations
+from flux_conformance.runner.adapters import KNOWN
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
+from flux_conformance.runner.adapters.thirdparty import expectations_file
+from flux_conformance.runner.adapters.thirdparty.slurm_extra import (
+    ENV,
+    PROGRAM,
+    SlurmExtra,
+    command,
+)
+from flux_conformance.runner.cli import main, make_adapter
+from flux_conformance.runner.expectations import Expectations
 
 #: A stand-in for the built driver: answers hello, one canned outcome per operation, and
 #: dies on the expression "crash" (as a segfaulting Slurm would).
@@ -58,7 +63,9 @@ def fake_build(tmp_path: Path) -> Path:
 
 
 def test_registered() -> None:
-    assert KNOWN["slurm-extra"] == "runner.adapters.thirdparty.slurm_extra:SlurmExtra"
+    assert (
+        KNOWN["slurm-extra"] == "flux_conformance.runner.adapters.thirdparty.slurm_extra:SlurmExtra"
+    )
 
 
 @pytest.mark.parametrize("build", [None, ""])
@@ -135,7 +142,7 @@ def test_a_crash_of_the_program_is_errored_not_an_adapter_fault(
 
 
 def test_expectations_file_loads_and_is_not_stale() -> None:
-    from runner.cases import load_suite
+    from flux_conformance.runner.cases import load_suite
 
     expectations = Expectations.load(expectations_file("slurm-extra"))
     assert all(e.status == "xfail" and e.reason.strip() for e in expectations.entries)

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty import slurm_hostlist
-from runner.adapters.thirdparty.slurm_hostlist import (
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty import slurm_hostlist
+from flux_conformance.runner.adapters.thirdparty.slurm_hostlist import (
     LIBRARY,
     SlurmHostlist,
     SlurmHostlistLibrary,
     _library_present,
 )
-from runner.cli import make_adapter
+from flux_conformance.runner.cli import make_adapter
 
 # -- a fake of libslurm's hostlist functions ---------------------------------------------------
 
@@ -217,7 +217,7 @@ def test_adapter_without_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_worker_command_and_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(slurm_hostlist, "_library_present", lambda: True)
     adapter = SlurmHostlist(timeout=5)
-    assert adapter.command.endswith("-m runner.adapters.thirdparty.slurm_hostlist")
+    assert adapter.command.endswith("-m flux_conformance.runner.adapters.thirdparty.slurm_hostlist")
     assert adapter.timeout == slurm_hostlist.MIN_TIMEOUT
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import MINI
 
-from runner.cases import SuiteError, default_cases_dir, load_suite
+from flux_conformance.runner.cases import SuiteError, default_cases_dir, load_suite
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ def test_deeply_nested_yaml_is_a_problem_not_a_crash(suite_dir):
 
 
 def test_document_size_and_node_limits(suite_dir, monkeypatch):
-    import runner._yaml as loader
+    import flux_conformance.runner._yaml as loader
 
     monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", 200)
     path = _write(suite_dir, "operation: idset.decode\ncases: []\n# " + "x" * 300 + "\n")

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from support import MINI, fake_command
 
-from runner.cli import main
+from flux_conformance.runner.cli import main
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -187,7 +187,7 @@ def test_serve_speaks_the_protocol():
     ]
     text = "".join(json.dumps(r) + "\n" for r in requests) + "not json\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "runner.cli", "serve"],
+        [sys.executable, "-m", "flux_conformance.runner.cli", "serve"],
         input=text,
         capture_output=True,
         text=True,

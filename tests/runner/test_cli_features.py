@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ET
 import pytest
 from support import MINI, ROOT
 
-from runner.cases import default_cases_dir, load_suite
-from runner.cli import main
-from runner.commands._common import checkout_drift
-from runner.engine import Filters, select
+from flux_conformance.runner.cases import default_cases_dir, load_suite
+from flux_conformance.runner.cli import main
+from flux_conformance.runner.commands._common import checkout_drift
+from flux_conformance.runner.engine import Filters, select
 
 pytest_plugins = ["pytester"]
 
@@ -187,14 +187,16 @@ def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
 
 
 def test_run_applies_a_shipped_adapters_expectations(capsys, monkeypatch, tmp_path):
-    import runner.commands._common as common
+    import flux_conformance.runner.commands._common as common
 
     shipped = tmp_path / "wrong.yaml"
     shipped.write_text(
         "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: answers []\n"
     )
     monkeypatch.setattr(common, "shipped_expectations", lambda impl: shipped)
-    monkeypatch.setattr("runner.commands.run.shipped_expectations", lambda impl: shipped)
+    monkeypatch.setattr(
+        "flux_conformance.runner.commands.run.shipped_expectations", lambda impl: shipped
+    )
     argv = ["run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"]
     code, out, _ = _run(capsys, *argv)
     assert code == 0
@@ -261,8 +263,7 @@ def test_a_missing_expectations_file_is_one_clean_error(capsys, tmp_path):
 
 
 def test_one_version_for_package_reference_and_changelog():
-    import reference
-    import runner
+    from flux_conformance import reference, runner
 
     assert reference.__version__ == runner.__version__
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runner.comparators import COMPARATORS, json_equal
+from flux_conformance.runner.comparators import COMPARATORS, json_equal
 
 LEAF_A = {"key": "a", "comparison": "=", "value": "1"}
 LEAF_B = {"key": "b", "comparison": "=", "value": "2"}

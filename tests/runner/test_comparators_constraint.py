@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from runner.comparators import COMPARATORS
-from runner.oracle import reference_oracle
+from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.oracle import reference_oracle
 
 oracle = reference_oracle()
 

@@ -12,10 +12,15 @@ import subprocess
 import pytest
 from support import MINI
 
-import reference
-from runner.cli import main, make_adapter
-from runner.report.matrix import chart_svg, matrix_html, matrix_markdown, pass_rates
-from runner.tools.compare import run_matrix
+from flux_conformance import reference
+from flux_conformance.runner.cli import main, make_adapter
+from flux_conformance.runner.report.matrix import (
+    chart_svg,
+    matrix_html,
+    matrix_markdown,
+    pass_rates,
+)
+from flux_conformance.runner.tools.compare import run_matrix
 
 
 @pytest.fixture

@@ -12,16 +12,21 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from reference.errors import FormatError
-from reference.operations import run as reference_run
-from runner.adapters.base import Reply
-from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
-from runner.cases import load_suite
-from runner.cli import main
-from runner.operations import load_registry
-from runner.tools.diff import DiffResult, Disagreement, compare_replies, differential
-from runner.tools.diff_cases import REQUIREMENT_PLACEHOLDER, render_cases
-from runner.tools.strategies import STRATEGIES
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import run as reference_run
+from flux_conformance.runner.adapters.base import Reply
+from flux_conformance.runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+from flux_conformance.runner.cases import load_suite
+from flux_conformance.runner.cli import main
+from flux_conformance.runner.operations import load_registry
+from flux_conformance.runner.tools.diff import (
+    DiffResult,
+    Disagreement,
+    compare_replies,
+    differential,
+)
+from flux_conformance.runner.tools.diff_cases import REQUIREMENT_PLACEHOLDER, render_cases
+from flux_conformance.runner.tools.strategies import STRATEGIES
 
 
 def _reference(operation: str, value: Any) -> dict[str, Any]:
@@ -135,7 +140,7 @@ def test_bounded_by_max_found() -> None:
 
 
 def test_compare_replies_uses_the_operation_comparator() -> None:
-    from runner.oracle import reference_oracle
+    from flux_conformance.runner.oracle import reference_oracle
 
     op = load_registry()["idset.encode"]
     oracle = reference_oracle()
@@ -225,8 +230,8 @@ def test_rendered_cases_without_requirement_say_so() -> None:
 # -- the command -------------------------------------------------------------------------------
 
 _PLANTED = """
-from reference.errors import FormatError
-from reference.operations import run
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import run
 
 
 class DropsBigIds:
@@ -305,7 +310,7 @@ def test_cli_diff_same_seed_same_file(
 
 
 def test_compare_replies_survives_a_very_deep_output() -> None:
-    from runner.oracle import reference_oracle
+    from flux_conformance.runner.oracle import reference_oracle
 
     deep: Any = [{"type": "a", "count": 1}]
     for _ in range(10_000):

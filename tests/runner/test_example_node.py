@@ -8,7 +8,7 @@ import shutil
 import pytest
 from support import ROOT
 
-from runner.cli import main
+from flux_conformance.runner.cli import main
 
 NODE = shutil.which("node")
 

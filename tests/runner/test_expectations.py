@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from support import MINI
 
-from runner.cli import main
-from runner.expectations import Expectations, ExpectationsError
+from flux_conformance.runner.cli import main
+from flux_conformance.runner.expectations import Expectations, ExpectationsError
 
 
 def _run(capsys, *argv: str) -> tuple[int, list[dict], str]:
@@ -104,8 +104,8 @@ def test_write_baseline_then_gate(capsys, tmp_path):
 
 def _faulty_adapter(library_raises: bool):
     """An adapter whose handler fails in the library or in the suite's own adapter code."""
-    from runner.adapters.thirdparty._base import ThirdPartyImplementation, output
-    from runner.adapters.thirdparty.clustershell import _range_size
+    from flux_conformance.runner.adapters.thirdparty._base import ThirdPartyImplementation, output
+    from flux_conformance.runner.adapters.thirdparty.clustershell import _range_size
 
     def library(text: str) -> list[int]:
         raise ValueError(f"the library cannot read {text!r}")

@@ -11,13 +11,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from runner._schemas import schema
-from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
-from runner.cases import load_suite
-from runner.cli import main
-from runner.engine import Filters, run_cases
-from runner.oracle import reference_oracle
-from runner.tools.export import export_suite, suite_from_export
+from flux_conformance.runner._schemas import schema
+from flux_conformance.runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+from flux_conformance.runner.cases import load_suite
+from flux_conformance.runner.cli import main
+from flux_conformance.runner.engine import Filters, run_cases
+from flux_conformance.runner.oracle import reference_oracle
+from flux_conformance.runner.tools.export import export_suite, suite_from_export
 
 
 @cache

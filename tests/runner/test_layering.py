@@ -12,8 +12,7 @@ from pathlib import Path
 
 from support import ROOT
 
-import reference
-import runner
+from flux_conformance import reference, runner
 
 RUNNER = ROOT / "runner"
 #: The import names of the two packages, whatever the folders are called in the repository.

@@ -12,11 +12,11 @@ import time
 import pytest
 from support import fake_command
 
-from runner.adapters.base import AdapterError
-from runner.adapters.subprocess import MAX_LINE_BYTES, SubprocessAdapter
-from runner.cases import Suite
-from runner.engine import Outcome, run_cases
-from runner.oracle import reference_oracle
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import MAX_LINE_BYTES, SubprocessAdapter
+from flux_conformance.runner.cases import Suite
+from flux_conformance.runner.engine import Outcome, run_cases
+from flux_conformance.runner.oracle import reference_oracle
 
 
 def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
@@ -181,7 +181,7 @@ def test_fast_outcome_check_agrees_with_the_schema():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from runner.adapters.base import _outcome_validator, _plainly_valid
+    from flux_conformance.runner.adapters.base import _outcome_validator, _plainly_valid
 
     json_values = st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(max_size=3),
@@ -212,7 +212,7 @@ def test_reply_split_across_slow_writes_is_reassembled(mini_suite):
 
 
 def test_deep_input_is_errored_when_it_cannot_be_written(mini_suite):
-    from runner.cases import Case, Expected
+    from flux_conformance.runner.cases import Case, Expected
 
     deep: object = []
     for _ in range(100_000):
@@ -249,8 +249,8 @@ def test_serve_answers_a_too_deep_request_with_its_seq():
     import io
     import json
 
-    from runner.adapters.inprocess import ReferenceImplementation
-    from runner.tools.serve import serve
+    from flux_conformance.runner.adapters.inprocess import ReferenceImplementation
+    from flux_conformance.runner.tools.serve import serve
 
     deep = '{"not":[' * 20_000 + "{}" + "]}" * 20_000
     line = (
@@ -274,7 +274,7 @@ def test_serve_answers_a_too_deep_request_with_its_seq():
 
 
 def test_stderr_kept_is_only_a_tail(mini_suite):
-    from runner.adapters.subprocess import STDERR_TAIL
+    from flux_conformance.runner.adapters.subprocess import STDERR_TAIL
 
     _, _, proc = _run(mini_suite, "flood")
     tail = proc.stderr_tail()

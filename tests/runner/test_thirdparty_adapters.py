@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from runner.adapters import KNOWN
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty import expectations_file
-from runner.adapters.thirdparty.clustershell import MAX_SPAN, ClusterShell
-from runner.adapters.thirdparty.python_hostlist import PythonHostlist
-from runner.cli import main, make_adapter
-from runner.expectations import Expectations
+from flux_conformance.runner.adapters import KNOWN
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty import expectations_file
+from flux_conformance.runner.adapters.thirdparty.clustershell import MAX_SPAN, ClusterShell
+from flux_conformance.runner.adapters.thirdparty.python_hostlist import PythonHostlist
+from flux_conformance.runner.cli import main, make_adapter
+from flux_conformance.runner.expectations import Expectations
 
 
 def _module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
@@ -244,7 +244,7 @@ def test_known_adapters_registered() -> None:
     "name", ["python-hostlist", "clustershell", "flux-core", "slurm-hostlist", "pdsh"]
 )
 def test_expectations_files_load_and_are_not_stale(name: str) -> None:
-    from runner.cases import load_suite
+    from flux_conformance.runner.cases import load_suite
 
     expectations = Expectations.load(expectations_file(name))
     assert expectations.entries
@@ -278,7 +278,7 @@ def test_real_library_matches_its_expectations(
 
 
 def _slurm_hostlist_present() -> bool:
-    from runner.adapters.thirdparty.slurm_hostlist import _library_present
+    from flux_conformance.runner.adapters.thirdparty.slurm_hostlist import _library_present
 
     return _library_present()
 

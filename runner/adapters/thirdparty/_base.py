@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-from runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.base import AdapterError
 
 __all__ = [
     "Handler",

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from runner.adapters.thirdparty._base import (
+from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     error,
     import_or_fail,

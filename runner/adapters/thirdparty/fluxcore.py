@@ -88,8 +88,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty._base import (
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty._base import (
     Handler,
     ThirdPartyImplementation,
     error,

@@ -48,8 +48,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from runner.adapters.base import AdapterError
-from runner.adapters.thirdparty._base import (
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     error,
     output,

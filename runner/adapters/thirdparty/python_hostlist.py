@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from runner.adapters.thirdparty._base import (
+from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     error,
     import_or_fail,

@@ -20,8 +20,8 @@ import os
 import shlex
 from pathlib import Path
 
-from runner.adapters.base import AdapterError
-from runner.adapters.subprocess import SubprocessAdapter
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 
 __all__ = ["ENV", "PROGRAM", "SlurmExtra", "command"]
 

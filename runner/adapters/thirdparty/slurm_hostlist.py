@@ -44,9 +44,9 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from runner.adapters.base import AdapterError
-from runner.adapters.subprocess import SubprocessAdapter
-from runner.adapters.thirdparty._base import (
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
+from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     error,
     output,
@@ -242,7 +242,7 @@ def main() -> int:
     """The worker: cap the address space, load libslurm, serve it on stdin/stdout."""
     import resource
 
-    from runner.tools.serve import serve
+    from flux_conformance.runner.tools.serve import serve
 
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)

@@ -35,7 +35,7 @@ DEFAULT_EXCLUDED = frozenset({"__init__", "errors", "operations"})
 
 def reference_target(modules: Sequence[str] = ()) -> Target:
     """The bundled reference: every module but the error hierarchy and the operation table."""
-    import reference
+    from flux_conformance import reference
 
     directory = Path(reference.__file__).resolve().parent
     every = sorted(p.stem for p in directory.glob("*.py") if p.stem not in DEFAULT_EXCLUDED)
@@ -45,7 +45,7 @@ def reference_target(modules: Sequence[str] = ()) -> Target:
             f"no such reference module: {', '.join(unknown)} (have: {', '.join(every)})"
         )
     return Target(
-        package="reference",
+        package="flux_conformance.reference",
         directory=directory,
         modules=tuple(modules) or tuple(every),
         keep=("errors",),
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _entries(target, matched)
     mutants = _sample(mutants, args.max_mutants)
 
-    from runner.cases import load_suite
+    from flux_conformance.runner.cases import load_suite
 
     started = time.monotonic()
     suite = load_suite(args.cases)

@@ -76,7 +76,7 @@ def hunt_operations(mutant: Mutant, harness: SuiteHarness, baseline: Baseline) -
     Those of the passing cases that execute the mutant's lines; when none does, those of the
     cases that reach its module (or, for import-time code, a module using it).
     """
-    from runner.tools.strategies import STRATEGIES
+    from flux_conformance.runner.tools.strategies import STRATEGIES
 
     passing = [i for i, ok in enumerate(baseline.passing) if ok]
     wanted = set(mutant.lines)
@@ -113,9 +113,12 @@ def _hunt_child(
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
-        from runner.tools.diff import differential
-        from runner.tools.strategies import STRATEGIES
+        from flux_conformance.runner.adapters.inprocess import (
+            InProcessAdapter,
+            ReferenceImplementation,
+        )
+        from flux_conformance.runner.tools.diff import differential
+        from flux_conformance.runner.tools.strategies import STRATEGIES
 
         tree = apply_mutant(mutant.module, source, mutant.id)
         code = compile(tree, str(run.target.path(mutant.module)), "exec")

@@ -46,14 +46,14 @@ class SuiteHarness:
     """
 
     def __init__(self, cases: Sequence[Any], operations: Mapping[str, Any]) -> None:
-        from reference.errors import FormatError
-        from reference.operations import run
+        from flux_conformance.reference.errors import FormatError
+        from flux_conformance.reference.operations import run
 
         self.cases = list(cases)
         self.names: Sequence[str] = [c.id for c in self.cases]
         self.operations = operations
-        from runner.adapters.inprocess import InProcessAdapter
-        from runner.comparators import Oracle
+        from flux_conformance.runner.adapters.inprocess import InProcessAdapter
+        from flux_conformance.runner.comparators import Oracle
 
         #: The unmutated reference's entry point and error base (kept across the fork).
         self.original_run = run
@@ -63,7 +63,10 @@ class SuiteHarness:
 
     def execute(self, index: int) -> Any:
         """The reply of the reference imported now (mutated, in a child) to case ``index``."""
-        from runner.adapters.inprocess import InProcessAdapter, ReferenceImplementation
+        from flux_conformance.runner.adapters.inprocess import (
+            InProcessAdapter,
+            ReferenceImplementation,
+        )
 
         case = self.cases[index]
         adapter = InProcessAdapter(ReferenceImplementation())
@@ -71,7 +74,7 @@ class SuiteHarness:
 
     def passes(self, index: int, reply: Any) -> bool:
         """The engine's verdict on ``reply``, judged with the original reference as oracle."""
-        from runner.engine import Outcome, judge
+        from flux_conformance.runner.engine import Outcome, judge
 
         case = self.cases[index]
         oracle = self.oracles[case.edition]
