@@ -129,6 +129,11 @@ class Suite:
         """The cases keyed by id."""
         return {c.id: c for c in self.cases}
 
+    def rule(self, case: Case) -> str:
+        """The requirement ``case`` cites first, as ``spec, section: text (id)`` (paraphrased)."""
+        req = self.requirements.get(case.requirements[0]) if case.requirements else None
+        return f"{req.spec}, {req.section}: {req.text} ({req.id})" if req else ""
+
     def digest(self) -> str:
         """A SHA-256 of what the cases assert, whatever their files look like.
 

@@ -78,6 +78,9 @@ def matrix_markdown(matrix: Matrix, *, all_rows: bool = False, command: str = ""
             if r.outcome is Outcome.XFAILED:
                 why = r.reason.split(": ", 1)[-1].split("; this run:", 1)[0]
                 lines.append(f"  Known: {why}")
+            rule = matrix.rules.get(r.case.id)
+            if rule:
+                lines.append(f"  The rule: {rule}")
     return "\n".join(lines) + "\n"
 
 

@@ -158,10 +158,15 @@ def clarify_report(
             "instead: a candidate clarification, or a bug to report.",
             "",
         ]
+        by_id = suite.by_id()
         for impl, entries in findings:
             heading(impl, 3)
             for e in entries:
                 issue = f" ({e['issue']})" if e["issue"] else ""
                 lines.append(f"- {code(e['id'])} [{e['status']}]: {e['reason']}{issue}")
+                case = by_id.get(e["id"])
+                rule = suite.rule(case) if case else ""
+                if rule:
+                    lines.append(f"  - the rule: {rule}")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,8 @@ class Matrix:
     cases: tuple[Case, ...]
     columns: tuple[Column, ...]
     spec_of: Mapping[str, str]
+    #: Per case id, the rule it tests (its first requirement, paraphrased).
+    rules: Mapping[str, str] = field(default_factory=dict)
 
     def totals(self, column: Column) -> dict[str, Counter[str]]:
         """Per operation, the count of each cell name in ``column``."""
@@ -156,4 +158,5 @@ def run_matrix(
             adapter.close()
         columns.append(Column(spec, adapter.name, adapter.version, results, note))
     spec_of = {name: op.spec for name, op in suite.operations.items()}
-    return Matrix(tuple(cases), tuple(columns), spec_of)
+    rules = {case.id: suite.rule(case) for case in cases}
+    return Matrix(tuple(cases), tuple(columns), spec_of, rules)

@@ -326,3 +326,16 @@ def test_chart_renders_in_a_real_browser(matrix, tmp_path):
             else:
                 run = 0
     assert longest >= 400, f"no rendered bar found (longest run of the bar colour: {longest})"
+
+
+def test_departures_and_findings_name_the_rule_they_break(matrix, mini_suite, capsys):
+    text = matrix_markdown(matrix)
+    rule = mini_suite.rule(mini_suite.by_id()["mini.range"])
+    assert rule.startswith("RFC 22, ")
+    assert rule.endswith("(mini.ascending)")
+    assert f"  The rule: {rule}" in text
+    # The shipped findings name the rule of each case too.
+    assert main(["clarify"]) == 0
+    report = capsys.readouterr().out
+    assert "## Findings recorded for real implementations" in report
+    assert "  - the rule: RFC 29, " in report
