@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from flux_conformance.reference import rset
+from flux_conformance.reference import _rset_model, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
@@ -272,7 +272,7 @@ def test_set_operations_match_a_per_rank_model(a: Model, b: Model, op: str) -> N
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.frozensets(st.integers(0, 30))), max_size=5))
 def test_segments_agree_with_membership(layers: list[tuple[str, frozenset[int]]]) -> None:
     sets = [(key, IdSet.from_ids(ids)) for key, ids in layers]
-    segments = rset._segments(sets)
+    segments = _rset_model._segments(sets)
     covered: dict[int, tuple[str, ...]] = {}
     for lo, hi, keys in segments:
         for i in range(lo, hi + 1):

@@ -1,0 +1,313 @@
+"""RFC 20 resource sets: the model (:class:`ResourceSet`, :class:`Children`) and its sweeps.
+
+Part of :mod:`flux_conformance.reference.rset`, which documents the readings and the API.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import functools
+import itertools
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from flux_conformance.reference import hostlist
+from flux_conformance.reference._speed import gc_paused
+from flux_conformance.reference.idset import IdSet
+
+__all__ = [
+    "ILLEGAL_PROPERTY_CHARACTERS",
+    "_EMPTY",
+    "_HOSTNAME_CHARACTERS",
+    "Children",
+    "Number",
+    "Path",
+    "ResourceSet",
+    "Run",
+    "_run_starts",
+    "_segments",
+    "property_name_problem",
+]
+
+#: Characters RFC 20 ("Execution", properties) forbids in a property name.
+ILLEGAL_PROPERTY_CHARACTERS = frozenset("!&'\"^`|()")
+
+_EMPTY = IdSet.from_intervals(())
+
+#: What RFC 29 allows in a host name: printable ASCII except space, brackets and comma.
+_HOSTNAME_CHARACTERS = frozenset(chr(c) for c in range(0x21, 0x7F)) - frozenset("[],")
+
+Path = tuple[str | int, ...]
+Number = int | float
+K = TypeVar("K")
+
+
+def property_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an RFC 20 property name, or ``None`` when it can."""
+    if not name:
+        return "a property name may not be empty"
+    bad = sorted({ch for ch in name if ch in ILLEGAL_PROPERTY_CHARACTERS})
+    if bad:
+        return f"property name {name!r} contains {' '.join(bad)}, which RFC 20 forbids"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates survive JSON decoding but are not UTF-8.
+        return f"property name {name!r} is not valid UTF-8"
+    return None
+
+
+@dataclass(frozen=True)
+class Children:
+    """The compute resources one execution target holds: logical core and GPU ids."""
+
+    cores: IdSet
+    gpus: IdSet
+
+    @property
+    def empty(self) -> bool:
+        """Whether the target holds neither cores nor GPUs."""
+        return not self.cores.intervals and not self.gpus.intervals
+
+    def to_json(self) -> dict[str, str]:
+        """Return the ``children`` object of an R_lite entry (``gpu`` only when there are GPUs)."""
+        out = {"core": self.cores.encode()}
+        if self.gpus.intervals:
+            out["gpu"] = self.gpus.encode()
+        return out
+
+
+#: One run: the inclusive rank interval ``lo..hi`` whose ranks all hold ``children``.
+Run = tuple[int, int, Children]
+
+
+@dataclass(frozen=True)
+class ResourceSet:
+    """A decoded R: rank runs, host names in rank order, properties, validity window.
+
+    ``runs`` are sorted, disjoint and maximal (adjacent runs differ in children).
+    ``hostnames[i]`` is the host of the i-th smallest rank.  ``properties`` maps each name to
+    the non-empty set of ranks it applies to (always a subset of :attr:`ranks`).
+    """
+
+    runs: tuple[Run, ...]
+    hostnames: tuple[str, ...]
+    properties: Mapping[str, IdSet]
+    starttime: Number | None = None
+    expiration: Number | None = None
+    _host_index: dict[str, int | list[int]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    _ranks: list[IdSet] = field(default_factory=list, init=False, compare=False, repr=False)
+
+    @property
+    def ranks(self) -> IdSet:
+        """Every rank of the set (computed once)."""
+        if not self._ranks:
+            spans: list[tuple[int, int]] = []
+            for lo, hi, _ in self.runs:
+                if spans and spans[-1][1] == lo - 1:
+                    spans[-1] = (spans[-1][0], hi)
+                else:
+                    spans.append((lo, hi))
+            self._ranks.append(IdSet(tuple(spans)))
+        return self._ranks[0]
+
+    def __len__(self) -> int:
+        return len(self.hostnames)
+
+    def iter_ranks(self) -> Iterator[tuple[int, str, Children]]:
+        """Each rank in ascending order with its host name and children."""
+        index = 0
+        for lo, hi, children in self.runs:
+            for rank in range(lo, hi + 1):
+                yield rank, self.hostnames[index], children
+                index += 1
+
+    def ranks_of_hosts(self, names: Iterable[str]) -> IdSet:
+        """Return the ranks whose host name is one of ``names`` (index built on first use)."""
+        index = self._host_index
+        if not index and self.hostnames:
+            ranks = itertools.chain.from_iterable(range(lo, hi + 1) for lo, hi, _ in self.runs)
+            index.update(zip(self.hostnames, ranks, strict=True))
+            if len(index) != len(self.hostnames):
+                # Some host runs several ranks: map those hosts to every rank they run.
+                repeated: dict[str, list[int]] = {}
+                for host, rank in zip(self.hostnames, self.iter_rank_ids(), strict=True):
+                    repeated.setdefault(host, []).append(rank)
+                index.update({h: r for h, r in repeated.items() if len(r) > 1})
+        found: list[int] = []
+        for name in names:
+            hit = index.get(name)
+            if hit is None:
+                continue
+            if isinstance(hit, int):
+                found.append(hit)
+            else:
+                found.extend(hit)
+        return IdSet.from_ids(found)
+
+    def iter_rank_ids(self) -> Iterator[int]:
+        """Each rank in ascending order."""
+        for lo, hi, _ in self.runs:
+            yield from range(lo, hi + 1)
+
+    def property(self, name: str) -> IdSet:
+        """Return the ranks that have property ``name`` (empty when none has it)."""
+        return self.properties.get(name, _EMPTY)
+
+    def positions(self, ids: IdSet) -> Iterator[int]:
+        """The indexes (0 = the smallest rank) of ``ids``, which must all be ranks of the set."""
+        # A run of ranks lo..hi sits at indexes start..start + hi - lo, and ids inside the set
+        # are never split by a missing rank: each interval of ``ids`` maps to one index range.
+        # Every step is a map() over C callables: properties hold thousands of intervals.
+        intervals = ids.intervals
+        los = list(map(_LOWER, intervals))
+        spans = map(operator.sub, map(_succ, map(_UPPER, intervals)), los)
+        spans_list = list(spans)
+        ranks = self.ranks.intervals
+        if len(ranks) == 1:
+            firsts = list(map((-ranks[0][0]).__add__, los))
+        else:
+            run_los = [lo for lo, _, _ in self.runs]
+            shift = [start - lo for start, lo in zip(_run_starts(self.runs), run_los, strict=True)]
+            firsts = list(map(operator.add, los, map(shift.__getitem__, _run_of(run_los, los))))
+        stops = map(operator.add, firsts, spans_list)
+        return itertools.chain.from_iterable(map(range, firsts, stops))
+
+    def to_ranks(self) -> list[dict[str, Any]]:
+        """Return the decoded, per-rank form (see :func:`decode`)."""
+        with gc_paused():
+            return self._to_ranks()
+
+    def _to_ranks(self) -> list[dict[str, Any]]:
+        names = self._property_names()
+        out: list[dict[str, Any]] = []
+        index = 0
+        hostnames = self.hostnames
+        for lo, hi, children in self.runs:
+            cores = children.cores.encode()
+            gpus = children.gpus.encode()
+            for rank in range(lo, hi + 1):
+                out.append(
+                    {
+                        "rank": rank,
+                        "hostname": hostnames[index],
+                        "cores": cores,
+                        "gpus": gpus,
+                        "properties": list(names[index]),
+                    }
+                )
+                index += 1
+        return out
+
+    def _property_names(self) -> list[list[str]] | list[tuple[str, ...]]:
+        """The sorted property names of each rank, in rank order (copied by the caller)."""
+        intervals = sum(len(ids.intervals) for ids in self.properties.values())
+        if intervals * 2 < len(self.hostnames):
+            # Properties in wide blocks: sweep their segments, sharing one tuple per segment.
+            out: list[tuple[str, ...]] = [()] * len(self.hostnames)
+            layers = sorted(self.properties.items())
+            for lo, hi, keys in _segments(layers):
+                first = next(self.positions(IdSet(((lo, lo),))))
+                out[first : first + hi - lo + 1] = [keys] * (hi - lo + 1)
+            return out
+        # Scattered properties: append each name to the list of every rank that has it,
+        # looping in C.
+        names: list[list[str]] = [[] for _ in self.hostnames]
+        for name, ids in sorted(self.properties.items()):
+            lists = map(names.__getitem__, self.positions(ids))
+            collections.deque(map(list.append, lists, itertools.repeat(name)), maxlen=0)
+        return names
+
+    def to_json(self) -> dict[str, Any]:
+        """Return an R document (version 1, execution only) describing this set."""
+        with gc_paused():
+            return self._to_json()
+
+    def _to_json(self) -> dict[str, Any]:
+        groups: dict[Children, list[tuple[int, int]]] = {}
+        for lo, hi, children in self.runs:
+            groups.setdefault(children, []).append((lo, hi))
+        # Runs are maximal, so each group's spans are already canonical (ascending, apart).
+        r_lite = [
+            {"rank": IdSet(tuple(spans)).encode(), "children": children.to_json()}
+            for children, spans in groups.items()
+        ]
+        execution: dict[str, Any] = {
+            "R_lite": r_lite,
+            "nodelist": [hostlist.encode(list(self.hostnames))] if self.hostnames else [],
+        }
+        if self.properties:
+            execution["properties"] = {
+                name: ids.encode() for name, ids in sorted(self.properties.items())
+            }
+        if self.starttime is not None:
+            execution["starttime"] = self.starttime
+        if self.expiration is not None:
+            execution["expiration"] = self.expiration
+        return {"version": 1, "execution": execution}
+
+
+# ---------------------------------------------------------------------------------------------
+# Interval sweeps: the one algorithm behind R_lite merging, properties and set operations.
+
+
+def _segments(layers: Sequence[tuple[K, IdSet]]) -> list[tuple[int, int, tuple[K, ...]]]:
+    """Split the union of the layers' sets into maximal segments of constant membership.
+
+    Returns ``(lo, hi, keys)`` for each segment, ascending, where ``keys`` are the layers (in
+    the order given) whose set holds every id of ``lo..hi``.  Work is proportional to the
+    number of intervals, never to the number of ids.
+    """
+    events: list[tuple[int, int, int]] = []  # (position, +1 start / -1 stop, layer index)
+    for index, (_key, ids) in enumerate(layers):
+        for lo, hi in ids.intervals:
+            events.append((lo, 1, index))
+            events.append((hi + 1, -1, index))
+    if not events:
+        return []
+    events.sort()
+    active: set[int] = set()
+    out: list[tuple[int, int, tuple[K, ...]]] = []
+    position = events[0][0]
+    i = 0
+    while i < len(events):
+        here = events[i][0]
+        if active and here > position:
+            keys = tuple(layers[k][0] for k in sorted(active))
+            if out and out[-1][1] == position - 1 and out[-1][2] == keys:
+                out[-1] = (out[-1][0], here - 1, keys)
+            else:
+                out.append((position, here - 1, keys))
+        while i < len(events) and events[i][0] == here:
+            _, delta, layer = events[i]
+            if delta > 0:
+                active.add(layer)
+            else:
+                active.discard(layer)
+            i += 1
+        position = here
+    return out
+
+
+_succ = (1).__add__
+_LOWER: Callable[[tuple[int, int]], int] = operator.itemgetter(0)
+_UPPER: Callable[[tuple[int, int]], int] = operator.itemgetter(1)
+
+
+def _run_of(run_los: list[int], ranks: list[int]) -> Iterator[int]:
+    """For each rank (each inside some run), the index of its run among ``run_los``."""
+    return map((-1).__add__, map(functools.partial(bisect.bisect_right, run_los), ranks))
+
+
+def _run_starts(runs: Sequence[Run]) -> list[int]:
+    starts: list[int] = []
+    total = 0
+    for lo, hi, _ in runs:
+        starts.append(total)
+        total += hi - lo + 1
+    return starts

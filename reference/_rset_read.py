@@ -1,0 +1,380 @@
+"""RFC 20 resource sets: reading and validating an R document.
+
+Part of :mod:`flux_conformance.reference.rset`, which documents the readings taken here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from flux_conformance.reference import hostlist
+from flux_conformance.reference._limits import MAX_EXPANSION
+from flux_conformance.reference._rset_model import (
+    _EMPTY,
+    Children,
+    Number,
+    Path,
+    ResourceSet,
+    Run,
+    _segments,
+    property_name_problem,
+)
+from flux_conformance.reference._speed import gc_paused
+from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
+from flux_conformance.reference.idset import IdSet
+
+__all__ = [
+    "_array",
+    "_check_times",
+    "_fail",
+    "_idset",
+    "_object",
+    "_string",
+    "_time",
+    "decode",
+    "load",
+    "validate",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Reading an R document.
+
+
+def _fail(reason: str, path: Path) -> InvalidError:
+    return InvalidError(reason, path=path)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _idset(value: Any, path: Path, what: str) -> IdSet:
+    """Decode an RFC 22 string inside a document: bad text makes the document invalid."""
+    if not isinstance(value, str):
+        raise _fail(f"{what} must be an RFC 22 idset string, not {_json_type(value)}", path)
+    try:
+        return IdSet.decode(value)
+    except LimitError as exc:
+        raise exc.with_path(path) from None
+    except FormatError as exc:
+        raise _fail(f"{what} is not a valid RFC 22 idset: {exc.reason}", path) from None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _object(value: Any, path: Path, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(f"{what} must be an object, not {_json_type(value)}", path)
+    return value
+
+
+def _array(value: Any, path: Path, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _fail(f"{what} must be an array, not {_json_type(value)}", path)
+    return value
+
+
+def _string(value: Any, path: Path, what: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(f"{what} must be a string, not {_json_type(value)}", path)
+    return value
+
+
+def _unknown_keys(
+    obj: Mapping[str, Any], known: Iterable[str], path: Path, warnings: list[str]
+) -> None:
+    allowed = set(known)
+    for key in obj:
+        if key not in allowed:
+            where = format_path((*path, key))
+            warnings.append(f"{where}: key reserved for future extensions; ignored")
+
+
+def _check_times(start: Number | None, end: Number | None, path: Path) -> None:
+    """Refuse an expiration that is not later than the starttime.
+
+    The one exception is flux-core's encoding of an R without times, both set to 0.
+    """
+    if start is not None and end is not None and not end > start and (start, end) != (0, 0):
+        raise _fail("expiration must be later than starttime", path)
+
+
+def _time(value: Any, path: Path, what: str) -> Number:
+    if not _is_number(value) or not math.isfinite(value):
+        raise _fail(f"{what} must be a number of seconds since the epoch", path)
+    if value < 0:
+        raise _fail(f"{what} may not be negative", path)
+    number: Number = value
+    return number
+
+
+def _merge_children(parts: Sequence[Children], path: Path) -> Children:
+    """Union of children listed for one rank by several R_lite entries; ids must be disjoint."""
+    cores = parts[0].cores
+    gpus = parts[0].gpus
+    for extra in parts[1:]:
+        if (cores & extra.cores).intervals or (gpus & extra.gpus).intervals:
+            raise _fail("a rank listed by several entries has overlapping core or GPU ids", path)
+        cores = cores | extra.cores
+        gpus = gpus | extra.gpus
+    return Children(cores, gpus)
+
+
+def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]:
+    entries = _array(value, path, "R_lite")
+    layers: list[tuple[int, IdSet]] = []
+    children_of: list[Children] = []
+    # Children strings repeat across entries (every node of a partition holds "0-47"): each
+    # distinct string is decoded once per document.
+    decoded: dict[str, IdSet] = {}
+    for i, raw in enumerate(entries):
+        where = (*path, i)
+        entry = _object(raw, where, "an R_lite entry")
+        if len(entry) != 2 or "rank" not in entry or "children" not in entry:
+            # The usual two keys need no look for reserved ones.
+            _unknown_keys(entry, ("rank", "children"), where, warnings)
+        if "rank" not in entry:
+            raise _fail("an R_lite entry needs a rank idset", where)
+        if "children" not in entry:
+            raise _fail("an R_lite entry needs children", where)
+        ranks = _idset(entry["rank"], (*where, "rank"), "rank")
+        kids = _object(entry["children"], (*where, "children"), "children")
+        _unknown_keys(kids, ("core", "gpu"), (*where, "children"), warnings)
+        if "core" not in kids:
+            raise _fail("children need a core idset", (*where, "children"))
+        cores = _cached_idset(decoded, kids["core"], (*where, "children", "core"), "core")
+        gpus = _EMPTY
+        if "gpu" in kids:
+            gpus = _cached_idset(decoded, kids["gpu"], (*where, "children", "gpu"), "gpu")
+        if not ranks.intervals:
+            warnings.append(f"R_lite[{i}] names no ranks; it adds nothing")
+        layers.append((i, ranks))
+        children_of.append(Children(cores, gpus))
+
+    # Entries almost always name disjoint ranks: then the runs are their intervals, sorted.
+    pieces = sorted(
+        (lo, hi, k) for k, (_, ranks) in enumerate(layers) for lo, hi in ranks.intervals
+    )
+    if all(before[1] < after[0] for before, after in itertools.pairwise(pieces)):
+        return _join_runs((lo, hi, children_of[k]) for lo, hi, k in pieces)
+    merged: dict[tuple[int, ...], Children] = {}
+    runs: list[Run] = []
+    for lo, hi, keys in _segments(layers):
+        children = merged.get(keys)
+        if children is None:
+            parts = [children_of[k] for k in keys]
+            children = parts[0] if len(parts) == 1 else _merge_children(parts, (*path, keys[1]))
+            merged[keys] = children
+        runs.append((lo, hi, children))
+    return _join_runs(runs)
+
+
+def _join_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
+    """Join neighbouring runs with equal children (sorted, disjoint runs in)."""
+    # Ranks that hold nothing (``core: ""`` and no GPUs) are still targets of this R.
+    out: list[Run] = []
+    for lo, hi, children in runs:
+        if out and out[-1][1] == lo - 1 and out[-1][2] == children:
+            out[-1] = (out[-1][0], hi, children)
+        else:
+            out.append((lo, hi, children))
+    return tuple(out)
+
+
+def _cached_idset(decoded: dict[str, IdSet], value: Any, path: Path, what: str) -> IdSet:
+    """:func:`_idset`, remembering each string's set in ``decoded``."""
+    ids = decoded.get(value) if isinstance(value, str) else None
+    if ids is None:
+        ids = _idset(value, path, what)
+        decoded[value] = ids
+    return ids
+
+
+def _read_nodelist(value: Any, path: Path) -> list[str]:
+    items = _array(value, path, "nodelist")
+    hosts: list[str] = []
+    for i, item in enumerate(items):
+        text = _string(item, (*path, i), "a nodelist entry")
+        try:
+            # One budget for the whole nodelist, not one per entry.
+            hosts.extend(hostlist.decode(text, limit=MAX_EXPANSION - len(hosts)))
+        except LimitError as exc:
+            raise exc.with_path((*path, i)) from None
+        except FormatError as exc:
+            raise _fail(f"not a valid RFC 29 hostlist: {exc.reason}", (*path, i)) from None
+    return hosts
+
+
+def _read_properties(value: Any, ranks: IdSet, path: Path) -> dict[str, IdSet]:
+    table = _object(value, path, "properties")
+    out: dict[str, IdSet] = {}
+    inside = ranks.subset_test()
+    for name, raw in table.items():
+        problem = property_name_problem(name)
+        if problem:
+            raise _fail(problem, (*path, name))
+        ids = _idset(raw, (*path, name), f"property {name!r}")
+        if not inside(ids):
+            raise _fail(
+                f"property {name!r} names ranks {(ids - ranks).encode()} that R_lite lacks",
+                (*path, name),
+            )
+        if ids.intervals:
+            out[name] = ids
+    return out
+
+
+def _check_graph(value: Any, path: Path, warnings: list[str]) -> None:
+    """RFC 20 "Scheduling": a JGF graph; checked structurally (keys and value types)."""
+    sched = _object(value, path, "scheduling")
+    _unknown_keys(sched, ("graph",), path, warnings)
+    if "graph" not in sched:
+        raise _fail("scheduling needs a graph", path)
+    gpath = (*path, "graph")
+    graph = _object(sched["graph"], gpath, "graph")
+    for key in ("nodes", "edges"):
+        if key not in graph:
+            raise _fail(f"the graph needs {key}", gpath)
+    nodes = _array(graph["nodes"], (*gpath, "nodes"), "nodes")
+    ids: set[str] = set()
+    for i, raw in enumerate(nodes):
+        where = (*gpath, "nodes", i)
+        node = _object(raw, where, "a graph vertex")
+        for key in ("id", "metadata"):
+            if key not in node:
+                raise _fail(f"a graph vertex needs {key}", where)
+        vid = _string(node["id"], (*where, "id"), "a vertex id")
+        if vid in ids:
+            raise _fail(f"vertex id {vid!r} is not unique", (*where, "id"))
+        ids.add(vid)
+        _check_vertex_metadata(node["metadata"], (*where, "metadata"))
+    edges = _array(graph["edges"], (*gpath, "edges"), "edges")
+    for i, raw in enumerate(edges):
+        where = (*gpath, "edges", i)
+        edge = _object(raw, where, "a graph edge")
+        for key in ("source", "target", "metadata"):
+            if key not in edge:
+                raise _fail(f"a graph edge needs {key}", where)
+        for key in ("source", "target"):
+            end = _string(edge[key], (*where, key), f"an edge {key}")
+            if end not in ids:
+                raise _fail(f"edge {key} {end!r} names no vertex", (*where, key))
+        meta = _object(edge["metadata"], (*where, "metadata"), "edge metadata")
+        for key in ("subsystem", "relationship"):
+            if key not in meta:
+                raise _fail(f"edge metadata needs {key}", (*where, "metadata"))
+            _string(meta[key], (*where, "metadata", key), key)
+
+
+_VERTEX_STRINGS = ("type", "uuid", "basename", "name", "unit")
+
+
+def _check_vertex_metadata(value: Any, path: Path) -> None:
+    meta = _object(value, path, "vertex metadata")
+    for key in (*_VERTEX_STRINGS, "id", "properties", "size"):
+        if key not in meta:
+            raise _fail(f"vertex metadata needs {key} (RFC 20, Graph Vertices)", path)
+    for key in _VERTEX_STRINGS:
+        _string(meta[key], (*path, key), key)
+    if not isinstance(meta["id"], int) or isinstance(meta["id"], bool):
+        raise _fail("vertex metadata id must be an integer", (*path, "id"))
+    size = meta["size"]
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise _fail("vertex metadata size must be a non-negative integer", (*path, "size"))
+    if not isinstance(meta["properties"], dict | list):
+        raise _fail("vertex metadata properties must be an object or array", (*path, "properties"))
+
+
+def _check_attributes(value: Any, path: Path, warnings: list[str]) -> None:
+    attrs = _object(value, path, "attributes")
+    _unknown_keys(attrs, ("system",), path, warnings)
+    if "system" in attrs:
+        system = _object(attrs["system"], (*path, "system"), "attributes.system")
+        if "scheduler" in system:
+            _object(system["scheduler"], (*path, "system", "scheduler"), "scheduler")
+
+
+def _read(doc: Any, warnings: list[str]) -> ResourceSet:
+    """Validate an R document in full and return its decoded form."""
+    top = _object(doc, (), "an R document")
+    _unknown_keys(top, ("version", "execution", "scheduling", "attributes"), (), warnings)
+    if "version" not in top:
+        raise _fail("an R document needs a version", ())
+    version = top["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version != 1:
+        raise _fail("version must be the integer 1", ("version",))
+    if "execution" not in top and "scheduling" not in top:
+        raise _fail("an R document needs execution or scheduling (or both)", ())
+    if "scheduling" in top:
+        _check_graph(top["scheduling"], ("scheduling",), warnings)
+    if "attributes" in top:
+        _check_attributes(top["attributes"], ("attributes",), warnings)
+    if "execution" not in top:
+        # Only the graph describes resources; the execution view is empty.
+        return ResourceSet((), (), {})
+
+    path: Path = ("execution",)
+    ex = _object(top["execution"], path, "execution")
+    known = ("R_lite", "nodelist", "properties", "starttime", "expiration")
+    _unknown_keys(ex, known, path, warnings)
+    for key in ("R_lite", "nodelist"):
+        if key not in ex:
+            raise _fail(f"execution needs {key}", path)
+    starttime = (
+        _time(ex["starttime"], (*path, "starttime"), "starttime") if ("starttime" in ex) else None
+    )
+    expiration = (
+        _time(ex["expiration"], (*path, "expiration"), "expiration")
+        if ("expiration" in ex)
+        else None
+    )
+    _check_times(starttime, expiration, (*path, "expiration"))
+    runs = _read_r_lite(ex["R_lite"], (*path, "R_lite"), warnings)
+    hosts = _read_nodelist(ex["nodelist"], (*path, "nodelist"))
+    count = sum(hi - lo + 1 for lo, hi, _ in runs)
+    if len(hosts) != count:
+        raise _fail(
+            f"nodelist names {len(hosts)} hosts but R_lite has {count} distinct ranks",
+            (*path, "nodelist"),
+        )
+    ranks = IdSet.from_intervals((lo, hi) for lo, hi, _ in runs)
+    props = _read_properties(ex.get("properties", {}), ranks, (*path, "properties"))
+    return ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)
+
+
+def load(doc: Any) -> tuple[ResourceSet, list[str]]:
+    """Validate an R document; return its decoded form and the warnings it drew."""
+    warnings: list[str] = []
+    with gc_paused():
+        return _read(doc, warnings), warnings
+
+
+def validate(doc: Any) -> list[str]:
+    """Validate an R document in full; return warnings, raise :class:`InvalidError`."""
+    return load(doc)[1]
+
+
+def decode(doc: Any) -> list[dict[str, Any]]:
+    """Return the per-rank form of an R document, ascending by rank.
+
+    Each item is ``{rank, hostname, cores, gpus, properties}`` where cores and gpus are
+    canonical RFC 22 strings (``""`` when there are none) and properties a sorted list.
+    """
+    return load(doc)[0].to_ranks()
