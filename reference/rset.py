@@ -64,6 +64,7 @@ __all__ = [
     "encode",
     "from_ranks",
     "intersection",
+    "load",
     "property_name_problem",
     "union",
     "validate",

@@ -164,8 +164,8 @@ def clarify_report(
             for e in entries:
                 issue = f" ({e['issue']})" if e["issue"] else ""
                 lines.append(f"- {code(e['id'])} [{e['status']}]: {e['reason']}{issue}")
-                case = by_id.get(e["id"])
-                rule = suite.rule(case) if case else ""
+                cited = by_id.get(e["id"])
+                rule = suite.rule(cited) if cited else ""
                 if rule:
                     lines.append(f"  - the rule: {rule}")
             lines.append("")
