@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import shlex
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 TESTS = Path(__file__).resolve().parent
@@ -33,3 +35,18 @@ def fake_command(mode: str, arg: str | None = None) -> str:
     if arg is not None:
         argv.append(arg)
     return shlex.join(argv)
+
+
+def fake_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
+    """Install a module ``name`` with ``attrs`` for one test (a fake of a library's API)."""
+    module = types.ModuleType(name)
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+def missing_modules(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    """Make ``import name`` raise ImportError for one test."""
+    for name in names:
+        monkeypatch.setitem(sys.modules, name, None)

@@ -13,31 +13,18 @@ import importlib.util
 import json
 import subprocess
 import sys
-import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import fake_module, missing_modules
 
 from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.adapters.thirdparty.fluxcore import PREFIX_VARIABLE, FluxCore
 from flux_conformance.runner.cli import main
 
 _REPO = Path(__file__).resolve().parents[2]
-
-
-def _module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
-    module = types.ModuleType(name)
-    for key, value in attrs.items():
-        setattr(module, key, value)
-    monkeypatch.setitem(sys.modules, name, module)
-    return module
-
-
-def _missing(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
-    for name in names:
-        monkeypatch.setitem(sys.modules, name, None)  # makes `import name` raise ImportError
 
 
 class ShapeSyntaxError(Exception):
@@ -196,20 +183,20 @@ def fake_flux(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             return {"properties": query.split(",")}
 
     FakeResourceSet.created = []
-    _module(monkeypatch, "flux")
-    _module(monkeypatch, "flux.idset", IDset=IDset, decode=idset_decode)
-    _module(monkeypatch, "flux.hostlist", Hostlist=Hostlist, decode=hostlist_decode)
-    _module(
+    fake_module(monkeypatch, "flux")
+    fake_module(monkeypatch, "flux.idset", IDset=IDset, decode=idset_decode)
+    fake_module(monkeypatch, "flux.hostlist", Hostlist=Hostlist, decode=hostlist_decode)
+    fake_module(
         monkeypatch, "flux.resource", ResourceSet=FakeResourceSet, ResourceCount=FakeResourceCount
     )
-    _module(monkeypatch, "flux.job", validate_jobspec=validate_jobspec)
-    _module(monkeypatch, "flux.job._utils", MiniConstraintParser=MiniConstraintParser)
-    _module(monkeypatch, "flux.shape")
-    _module(
+    fake_module(monkeypatch, "flux.job", validate_jobspec=validate_jobspec)
+    fake_module(monkeypatch, "flux.job._utils", MiniConstraintParser=MiniConstraintParser)
+    fake_module(monkeypatch, "flux.shape")
+    fake_module(
         monkeypatch, "flux.shape.parser", ShapeParser=ShapeParser, ShapeSyntaxError=ShapeSyntaxError
     )
-    _module(monkeypatch, "flux.constraint")
-    _module(
+    fake_module(monkeypatch, "flux.constraint")
+    fake_module(
         monkeypatch,
         "flux.constraint.parser",
         ConstraintParser=ConstraintParser,
@@ -242,10 +229,10 @@ def test_flux_core_operations(fake_flux: dict[str, Any]) -> None:
         assert "unsupported" in impl.run(op, "x")
 
 
-def test_flux_core_without_shape_module(
+def test_flux_core_without_shapefake_module(
     fake_flux: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _missing(monkeypatch, "flux.shape.parser")
+    missing_modules(monkeypatch, "flux.shape.parser")
     assert "shape.parse" not in FluxCore().operations
 
 
@@ -325,12 +312,12 @@ def test_flux_core_parse_query(fake_flux: dict[str, Any]) -> None:
     assert impl.run("constraint.parse_query", 5)["error"]["category"] == "invalid"
 
 
-def test_flux_core_parse_query_from_older_cli_module(
+def test_flux_core_parse_query_from_older_clifake_module(
     fake_flux: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     older = sys.modules["flux.job._utils"]
-    _missing(monkeypatch, "flux.job._utils")
-    _module(monkeypatch, "flux.cli.base", MiniConstraintParser=older.MiniConstraintParser)
+    missing_modules(monkeypatch, "flux.job._utils")
+    fake_module(monkeypatch, "flux.cli.base", MiniConstraintParser=older.MiniConstraintParser)
     assert FluxCore().run("constraint.parse_query", "a") == {"output": {"properties": ["a"]}}
 
 
@@ -367,9 +354,9 @@ def test_flux_core_constraint_match(fake_flux: dict[str, Any]) -> None:
     assert impl.run("constraint.match", value)["error"]["category"] == "invalid"
 
 
-def test_flux_core_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flux_coremissing_modules(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PREFIX_VARIABLE, raising=False)
-    _missing(monkeypatch, "flux")
+    missing_modules(monkeypatch, "flux")
     with pytest.raises(AdapterError, match=r"flux-conformance\[flux-core\].*FLUX_CORE_PREFIX"):
         FluxCore()
 
@@ -585,7 +572,7 @@ def test_flux_core_prefix_never_falls_back(fake_build: Path) -> None:
 def test_flux_core_prefix_after_another_flux(
     fake_build: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _module(monkeypatch, "flux", __file__="/elsewhere/flux/__init__.py")
+    fake_module(monkeypatch, "flux", __file__="/elsewhere/flux/__init__.py")
     with pytest.raises(AdapterError, match="already imported from /elsewhere"):
         FluxCore()
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import sys
-import types
 from typing import Any
 
 import pytest
+from support import fake_module, missing_modules
 
 from flux_conformance.runner.adapters import KNOWN
 from flux_conformance.runner.adapters.base import AdapterError
@@ -25,20 +24,6 @@ from flux_conformance.runner.adapters.thirdparty.clustershell import MAX_SPAN, C
 from flux_conformance.runner.adapters.thirdparty.python_hostlist import PythonHostlist
 from flux_conformance.runner.cli import main, make_adapter
 from flux_conformance.runner.expectations import Expectations
-
-
-def _module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
-    module = types.ModuleType(name)
-    for key, value in attrs.items():
-        setattr(module, key, value)
-    monkeypatch.setitem(sys.modules, name, module)
-    return module
-
-
-def _missing(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
-    for name in names:
-        monkeypatch.setitem(sys.modules, name, None)  # makes `import name` raise ImportError
-
 
 # -- python-hostlist ---------------------------------------------------------------------------
 
@@ -65,7 +50,7 @@ def fake_hostlist(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, dict[
             raise BadHostlist("forbidden character")
         return "[" + ",".join(hosts) + "]"
 
-    _module(
+    fake_module(
         monkeypatch,
         "hostlist",
         BadHostlist=BadHostlist,
@@ -104,18 +89,18 @@ def test_python_hostlist_offers_no_idset_decoder(fake_hostlist: list[Any]) -> No
     assert fake_hostlist == []
 
 
-def test_python_hostlist_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    _missing(monkeypatch, "hostlist")
+def test_python_hostlistmissing_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    missing_modules(monkeypatch, "hostlist")
     with pytest.raises(AdapterError, match=r"flux-conformance\[python-hostlist\]"):
         PythonHostlist()
     with pytest.raises(AdapterError, match="python-hostlist is not installed"):
         make_adapter("python-hostlist")
 
 
-def test_cli_exit_2_when_library_missing(
+def test_cli_exit_2_when_librarymissing_modules(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _missing(monkeypatch, "hostlist")
+    missing_modules(monkeypatch, "hostlist")
     assert main(["run", "--impl", "python-hostlist", "-o", "hostlist.decode"]) == 2
     assert "not installed" in capsys.readouterr().err
 
@@ -176,15 +161,15 @@ def fake_clustershell(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, A
         def __str__(self) -> str:
             return ",".join(map(str, self._ids))
 
-    _module(monkeypatch, "ClusterShell", __version__="9.9")
-    _module(
+    fake_module(monkeypatch, "ClusterShell", __version__="9.9")
+    fake_module(
         monkeypatch,
         "ClusterShell.NodeSet",
         NodeSet=NodeSet,
         RESOLVER_NOGROUP=NOGROUP,
         NodeSetException=NodeSetException,
     )
-    _module(
+    fake_module(
         monkeypatch, "ClusterShell.RangeSet", RangeSet=RangeSet, RangeSetException=RangeSetException
     )
     return calls
@@ -224,8 +209,8 @@ def test_clustershell_refuses_what_it_would_materialise(fake_clustershell: list[
     assert [c[1] for c in fake_clustershell] == [f"n[1-{MAX_SPAN}]", "0-99999999999"]
 
 
-def test_clustershell_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    _missing(monkeypatch, "ClusterShell")
+def test_clustershellmissing_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    missing_modules(monkeypatch, "ClusterShell")
     with pytest.raises(AdapterError, match=r"flux-conformance\[clustershell\]"):
         ClusterShell()
 
