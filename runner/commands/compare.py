@@ -8,12 +8,15 @@ replaces one implementation's file.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from pathlib import Path
 from typing import IO
 
+from flux_conformance import runner
 from flux_conformance.runner.commands._common import (
     UsageError,
     add_selection,
+    filters_of,
     load,
     selected,
     shipped_expectations,
@@ -45,6 +48,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations[impl] = Path(file)
     for impl in impls:
         make_adapter(impl, timeout=args.timeout)  # fail early on a bad --impl
+    filters = filters_of(args).to_json()
+    about = (
+        f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
+        f"edition {args.edition}, {len(cases)} cases"
+        + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
+        + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
+    )
     matrix = run_matrix(
         suite,
         cases,
@@ -52,6 +62,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations=expectations,
         make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
         progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
+        about=about,
     )
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]

@@ -65,6 +65,8 @@ class Matrix:
     spec_of: Mapping[str, str]
     #: Per case id, the rule it tests (its first requirement, paraphrased).
     rules: Mapping[str, str] = field(default_factory=dict)
+    #: What was compared: suite version and digest, edition, filters, date (one line).
+    about: str = ""
 
     def totals(self, column: Column) -> dict[str, Counter[str]]:
         """Per operation, the count of each cell name in ``column``."""
@@ -122,8 +124,12 @@ def run_matrix(
     make_adapter: Callable[[str], Any],
     expectations: Mapping[str, Path],
     progress: Callable[[str], None] | None = None,
+    about: str = "",
 ) -> Matrix:
-    """Run every case against every implementation (one after another)."""
+    """Run every case against every implementation (one after another).
+
+    ``about`` says what was compared (see :meth:`runner.report.Header.describe`).
+    """
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.oracle import reference_oracle
 
@@ -159,4 +165,4 @@ def run_matrix(
         columns.append(Column(spec, adapter.name, adapter.version, results, note))
     spec_of = {name: op.spec for name, op in suite.operations.items()}
     rules = {case.id: suite.rule(case) for case in cases}
-    return Matrix(tuple(cases), tuple(columns), spec_of, rules)
+    return Matrix(tuple(cases), tuple(columns), spec_of, rules, about)

@@ -13,6 +13,7 @@ import pytest
 from support import MINI
 
 from flux_conformance import reference
+from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.cli import main, make_adapter
 from flux_conformance.runner.report.matrix import (
     chart_svg,
@@ -339,3 +340,14 @@ def test_departures_and_findings_name_the_rule_they_break(matrix, mini_suite, ca
     report = capsys.readouterr().out
     assert "## Findings recorded for real implementations" in report
     assert "  - the rule: RFC 29, " in report
+
+
+def test_compare_reports_record_suite_edition_filters_and_date(capsys, tmp_path):
+    page = tmp_path / "m.html"
+    argv = ["compare", "--cases", str(MINI), "--exclude-tag", "range", "--html", str(page)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    digest = load_suite(MINI).digest()[:12]
+    line = next(x for x in text.splitlines() if x.startswith("flux-conformance "))
+    assert f"(cases {digest}), edition seed, 4 cases; exclude_tags range, run 20" in line
+    assert f"(cases {digest})" in page.read_text()
