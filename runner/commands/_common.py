@@ -24,6 +24,7 @@ __all__ = [
     "checkout_drift",
     "filters_of",
     "load",
+    "opened",
     "selected",
     "shipped_expectations",
 ]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import IO
 
-from flux_conformance.runner.commands._common import add_cases_option, load
+from flux_conformance.runner.commands._common import add_cases_option, load, opened
 from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -26,10 +25,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     )
     argv = ["flux-conformance", "clarify", *(f"--impl={i}" for i in args.impl or ())]
     text = clarify_report(suite, readings, fmt=args.format, command=" ".join(argv))
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        print(text, file=out, end="")
+    with opened(args.output, out) as stream:
+        stream.write(text)
     return EXIT_OK
 
 

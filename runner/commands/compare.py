@@ -18,6 +18,7 @@ from flux_conformance.runner.commands._common import (
     add_selection,
     filters_of,
     load,
+    opened,
     selected,
     shipped_expectations,
 )
@@ -67,10 +68,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]
     markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=" ".join(argv))
-    if args.markdown:
-        Path(args.markdown).write_text(markdown, encoding="utf-8")
-    else:
-        print(markdown, file=out, end="")
+    with opened(args.markdown, out) as stream:
+        stream.write(markdown)
     if args.html:
         Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
         print(f"wrote {args.html}", file=err)
