@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from flux_conformance.reference import constraint, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
+from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
 
 R8 = {
@@ -181,6 +182,33 @@ def test_bitset_and_interval_evaluation_agree(obj: dict[str, Any]) -> None:
     low = constraint.match(obj, R8)
     high = constraint.match(obj, R8_HIGH)
     assert [r - 2**40 for r in high] == low
+
+
+R_SPARSE = {
+    "version": 1,
+    "execution": {
+        "R_lite": [{"rank": "1,3-5,8", "children": {"core": "0"}}],
+        "nodelist": ["host[1,3-5,8]"],
+        "properties": {"ssd": "1,4", "huge": "3-5", "slowgpu": "8", "gpu": "4-5,8"},
+    },
+}
+R_EMPTY = {"version": 1, "execution": {"R_lite": [], "nodelist": []}}
+
+
+@pytest.mark.parametrize("document", [R8, R_SPARSE, R_EMPTY], ids=["R8", "sparse", "empty"])
+@given(obj=trees)
+def test_both_representations_select_the_same_ranks(
+    document: dict[str, Any], obj: dict[str, Any]
+) -> None:
+    # evaluate() picks int bitsets or interval lists by the R's highest rank alone; on one R,
+    # ranks terms included, both must select the same ranks, so that choice (and its
+    # threshold) can never change an answer.
+    compiled, _ = constraint.compile_constraint(obj)
+    loaded, _ = rset.load(document)
+    everything = loaded.ranks
+    intervals = constraint._evaluate(compiled, loaded, constraint._IntervalAlgebra(everything))
+    bits = constraint._evaluate(compiled, loaded, constraint._BitAlgebra(everything))
+    assert IdSet.from_bits(bits) == intervals
 
 
 def test_evaluate_takes_a_decoded_r() -> None:
