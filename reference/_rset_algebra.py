@@ -6,10 +6,10 @@ Part of :mod:`flux_conformance.reference.rset`.
 from __future__ import annotations
 
 import functools
-import itertools
+import operator
 from collections.abc import Callable, Sequence
 
-from flux_conformance.reference._rset_model import Children, ResourceSet, Run, _run_starts
+from flux_conformance.reference._rset_model import Children, ResourceSet, Run
 from flux_conformance.reference._rset_read import _fail
 from flux_conformance.reference.idset import IdSet
 
@@ -26,61 +26,83 @@ _Combine = Callable[[Children | None, Children | None], Children | None]
 
 
 def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool) -> ResourceSet:
-    """Sweep the runs of ``a`` and ``b`` together and combine children segment by segment.
+    """Walk the runs of ``a`` and ``b`` together and combine children segment by segment.
 
     ``how(x, y)`` gets the children of a segment in ``a`` and in ``b`` (``None`` where the
     segment is absent from that side) and returns the result's, or ``None`` to drop the ranks.
     Host names come from ``a`` where it has the rank, otherwise from ``b``.
     """
-    # Segments lie between consecutive run boundaries of either side; no run starts or ends
-    # inside one, so each side holds a segment whole or not at all.
-    bounds = sorted(
-        {lo for lo, _, _ in a.runs}
-        | {hi + 1 for _, hi, _ in a.runs}
-        | {lo for lo, _, _ in b.runs}
-        | {hi + 1 for _, hi, _ in b.runs}
-    )
-    sides = (a, b)
-    starts = (_run_starts(a.runs), _run_starts(b.runs))
-    index = [0, 0]
+    runs_a, runs_b = a.runs, b.runs
+    count_a, count_b = len(runs_a), len(runs_b)
     # Keyed by identity: runs share their Children objects, which stay alive meanwhile, and
     # hashing two id() values is far cheaper than hashing two pairs of interval tuples.
     memo: dict[tuple[int, int], Children | None] = {}
     runs: list[Run] = []
     hosts: list[str] = []
-    for lo, end in itertools.pairwise(bounds):
-        held: list[Children | None] = [None, None]
-        where = [0, 0]
-        for side in (0, 1):
-            side_runs = sides[side].runs
-            k = index[side]
-            while k < len(side_runs) and side_runs[k][1] < lo:
-                k += 1
-            index[side] = k
-            if k < len(side_runs) and side_runs[k][0] <= lo:
-                held[side] = side_runs[k][2]
-                where[side] = starts[side][k] + lo - side_runs[k][0]
-        x, y = held
-        if x is None and y is None:
-            continue
+
+    def emit(
+        lo: int, hi: int, x: Children | None, y: Children | None, names: Sequence[str]
+    ) -> None:
         pair = (id(x), id(y))
-        if pair not in memo:
-            memo[pair] = how(x, y)
-        result = memo[pair]
+        if pair in memo:
+            result = memo[pair]
+        else:
+            result = memo[pair] = how(x, y)
         if result is None:
-            continue
-        n = end - lo
-        if x is not None:
-            names = a.hostnames[where[0] : where[0] + n]
-            if check_hosts and y is not None and b.hostnames[where[1] : where[1] + n] != names:
-                raise _fail("the two sets give a rank different host names", ())
+            return
+        if runs and runs[-1][1] == lo - 1 and (runs[-1][2] is result or runs[-1][2] == result):
+            runs[-1] = (runs[-1][0], hi, result)
         else:
-            names = b.hostnames[where[1] : where[1] + n]
-        if runs and runs[-1][1] == lo - 1 and runs[-1][2] == result:
-            runs[-1] = (runs[-1][0], end - 1, result)
-        else:
-            runs.append((lo, end - 1, result))
+            runs.append((lo, hi, result))
         hosts.extend(names)
+
+    # i, j: the current run of each side; lo_a, lo_b: where its unconsumed part starts;
+    # at, bt: the index of that rank among the side's host names.
+    i = j = at = bt = 0
+    lo_a = runs_a[0][0] if runs_a else 0
+    lo_b = runs_b[0][0] if runs_b else 0
+    while i < count_a and j < count_b:
+        _, hi_a, x = runs_a[i]
+        _, hi_b, y = runs_b[j]
+        if lo_a < lo_b:
+            # A stretch only ``a`` holds, up to b's run or the end of a's.
+            end = min(hi_a, lo_b - 1)
+            emit(lo_a, end, x, None, a.hostnames[at : at + end - lo_a + 1])
+            at += end - lo_a + 1
+        elif lo_b < lo_a:
+            end = min(hi_b, lo_a - 1)
+            emit(lo_b, end, None, y, b.hostnames[bt : bt + end - lo_b + 1])
+            bt += end - lo_b + 1
+        else:
+            end = min(hi_a, hi_b)
+            n = end - lo_a + 1
+            names = a.hostnames[at : at + n]
+            if check_hosts and b.hostnames[bt : bt + n] != names:
+                raise _fail("the two sets give a rank different host names", ())
+            emit(lo_a, end, x, y, names)
+            at += n
+            bt += n
+        if end == hi_a:
+            i += 1
+            lo_a = runs_a[i][0] if i < count_a else 0
+        elif lo_a <= end:
+            lo_a = end + 1
+        if end == hi_b:
+            j += 1
+            lo_b = runs_b[j][0] if j < count_b else 0
+        elif lo_b <= end:
+            lo_b = end + 1
+    # What is left of one side after the other ran out.
+    for k in range(i, count_a):
+        start, hi, x = runs_a[k]
+        lo = lo_a if k == i else start
+        emit(lo, hi, x, None, a.hostnames[at : at + hi - lo + 1])
+        at += hi - lo + 1
+    for k in range(j, count_b):
+        start, hi, y = runs_b[k]
+        lo = lo_b if k == j else start
+        emit(lo, hi, None, y, b.hostnames[bt : bt + hi - lo + 1])
+        bt += hi - lo + 1
     return ResourceSet(tuple(runs), tuple(hosts), {}, a.starttime, a.expiration)
 
 
@@ -88,19 +110,35 @@ def _with_properties(
     rs: ResourceSet, sources: Sequence[ResourceSet], *, trim: bool = True
 ) -> ResourceSet:
     """``rs`` with the properties of ``sources`` merged, restricted to its ranks if ``trim``."""
-    ranks = rs.ranks
-    merged: dict[str, list[IdSet]] = {}
-    for src in sources:
-        for name, ids in src.properties.items():
-            merged.setdefault(name, []).append(ids)
+    names = dict.fromkeys(name for src in sources for name in src.properties)
     props: dict[str, IdSet] = {}
-    for name, parts in merged.items():
-        found = functools.reduce(IdSet.union, parts)
-        if trim:
-            found = found & ranks
-        if found.intervals:
-            props[name] = found
-    return ResourceSet(rs.runs, rs.hostnames, props, rs.starttime, rs.expiration)
+    bits: dict[str | None, int] = {}
+    if trim and all(src.small for src in sources):
+        # Scattered properties cut to scattered ranks: one C operation per property on int
+        # bitsets, where interval merges would step through thousands of intervals.
+        keep = bits[None] = rs.rank_bits()
+        for name in names:
+            holders = [src for src in sources if name in src.properties]
+            merged = functools.reduce(operator.or_, [src.property_bits(name) for src in holders])
+            cut = merged & keep
+            if not cut:
+                continue
+            bits[name] = cut
+            # A set that the cut left whole is the one already decoded.
+            whole = len(holders) == 1 and cut == merged
+            props[name] = holders[0].properties[name] if whole else IdSet.from_bits(cut)
+    else:
+        ranks = rs.ranks
+        for name in names:
+            found = functools.reduce(
+                IdSet.union, [src.properties[name] for src in sources if name in src.properties]
+            )
+            if trim:
+                found = found & ranks
+            if found.intervals:
+                props[name] = found
+    result = ResourceSet(rs.runs, rs.hostnames, props, rs.starttime, rs.expiration)
+    return result._keep_bits(bits)
 
 
 def _union_children(x: Children | None, y: Children | None) -> Children | None:

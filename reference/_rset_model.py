@@ -19,6 +19,7 @@ from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.idset import IdSet
 
 __all__ = [
+    "BITSET_LIMIT",
     "ILLEGAL_PROPERTY_CHARACTERS",
     "_EMPTY",
     "_HOSTNAME_CHARACTERS",
@@ -39,6 +40,10 @@ _EMPTY = IdSet.from_intervals(())
 
 #: What RFC 29 allows in a host name: printable ASCII except space, brackets and comma.
 _HOSTNAME_CHARACTERS = frozenset(chr(c) for c in range(0x21, 0x7F)) - frozenset("[],")
+
+#: Sets of ranks below this are handled as int bitsets (an int of this many bits is 512 KiB),
+#: so that set operations on scattered ranks are single C operations.
+BITSET_LIMIT = 1 << 22
 
 Path = tuple[str | int, ...]
 Number = int | float
@@ -102,6 +107,9 @@ class ResourceSet:
         default_factory=dict, init=False, compare=False, repr=False
     )
     _ranks: list[IdSet] = field(default_factory=list, init=False, compare=False, repr=False)
+    _bits: dict[str | None, int] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def ranks(self) -> IdSet:
@@ -154,6 +162,31 @@ class ResourceSet:
         """Each rank in ascending order."""
         for lo, hi, _ in self.runs:
             yield from range(lo, hi + 1)
+
+    @property
+    def small(self) -> bool:
+        """Whether every rank is below :data:`BITSET_LIMIT` (sets of ranks fit int bitsets)."""
+        last = self.ranks.last()
+        return last is None or last < BITSET_LIMIT
+
+    def rank_bits(self) -> int:
+        """:attr:`ranks` as an int bitset (computed once; only for a :attr:`small` set)."""
+        bits = self._bits.get(None)
+        if bits is None:
+            bits = self._bits[None] = self.ranks.to_bits()
+        return bits
+
+    def property_bits(self, name: str) -> int:
+        """The ranks with property ``name`` as an int bitset (once; :attr:`small` sets only)."""
+        bits = self._bits.get(name)
+        if bits is None:
+            bits = self._bits[name] = self.property(name).to_bits()
+        return bits
+
+    def _keep_bits(self, bits: Mapping[str | None, int]) -> ResourceSet:
+        """Remember bitsets already computed for this set (by reading or by a set operation)."""
+        self._bits.update(bits)
+        return self
 
     def property(self, name: str) -> IdSet:
         """Return the ranks that have property ``name`` (empty when none has it)."""

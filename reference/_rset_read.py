@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +16,7 @@ from flux_conformance.reference import hostlist
 from flux_conformance.reference._limits import MAX_EXPANSION
 from flux_conformance.reference._rset_model import (
     _EMPTY,
+    BITSET_LIMIT,
     Children,
     Number,
     Path,
@@ -137,46 +140,95 @@ def _merge_children(parts: Sequence[Children], path: Path) -> Children:
     return Children(cores, gpus)
 
 
-def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]:
-    entries = _array(value, path, "R_lite")
-    layers: list[tuple[int, IdSet]] = []
-    children_of: list[Children] = []
-    # Children strings repeat across entries (every node of a partition holds "0-47"): each
-    # distinct string is decoded once per document.
-    decoded: dict[str, IdSet] = {}
-    for i, raw in enumerate(entries):
-        where = (*path, i)
+#: A rank written as one plain decimal id of at most 19 digits (so below MAX_ID): the form
+#: flux-core gives every rank of a fragmented allocation, read without the idset parser.
+_PLAIN_RANK = re.compile(r"0|[1-9][0-9]{0,18}").fullmatch
+_LOWER = operator.itemgetter(0)
+_UPPER = operator.itemgetter(1)
+
+
+class _Entries:
+    """What the R_lite entries read so far hold: rank pieces and each entry's children.
+
+    Children strings repeat across entries (every node of a partition holds "0-47"): each
+    distinct string is decoded once per document, and entries with the same strings share
+    one :class:`Children` object.
+    """
+
+    def __init__(self, warnings: list[str]) -> None:
+        self.warnings = warnings
+        self.pieces: list[tuple[int, int, int]] = []  # (lo, hi, index into children_of)
+        self.children_of: list[Children] = []
+        self.decoded: dict[str, IdSet] = {}
+        self.shared: dict[tuple[Any, Any], Children] = {}
+
+    def add_plain(self, rank: int, core: str, where: Path) -> None:
+        """Add ``{"rank": "<rank>", "children": {"core": core}}``, the usual entry."""
+        children = self.shared.get((core, None))
+        if children is None:
+            cores = _cached_idset(self.decoded, core, (*where, "children", "core"), "core")
+            children = self.shared[core, None] = Children(cores, _EMPTY)
+        self.pieces.append((rank, rank, len(self.children_of)))
+        self.children_of.append(children)
+
+    def add(self, raw: Any, where: Path) -> None:
+        """Check one R_lite entry of any form in full and add it."""
         entry = _object(raw, where, "an R_lite entry")
         if len(entry) != 2 or "rank" not in entry or "children" not in entry:
             # The usual two keys need no look for reserved ones.
-            _unknown_keys(entry, ("rank", "children"), where, warnings)
+            _unknown_keys(entry, ("rank", "children"), where, self.warnings)
         if "rank" not in entry:
             raise _fail("an R_lite entry needs a rank idset", where)
         if "children" not in entry:
             raise _fail("an R_lite entry needs children", where)
         ranks = _idset(entry["rank"], (*where, "rank"), "rank")
         kids = _object(entry["children"], (*where, "children"), "children")
-        _unknown_keys(kids, ("core", "gpu"), (*where, "children"), warnings)
+        _unknown_keys(kids, ("core", "gpu"), (*where, "children"), self.warnings)
         if "core" not in kids:
             raise _fail("children need a core idset", (*where, "children"))
-        cores = _cached_idset(decoded, kids["core"], (*where, "children", "core"), "core")
+        cores = _cached_idset(self.decoded, kids["core"], (*where, "children", "core"), "core")
         gpus = _EMPTY
         if "gpu" in kids:
-            gpus = _cached_idset(decoded, kids["gpu"], (*where, "children", "gpu"), "gpu")
+            gpus = _cached_idset(self.decoded, kids["gpu"], (*where, "children", "gpu"), "gpu")
         if not ranks.intervals:
-            warnings.append(f"R_lite[{i}] names no ranks; it adds nothing")
-        layers.append((i, ranks))
-        children_of.append(Children(cores, gpus))
+            self.warnings.append(f"R_lite[{where[-1]}] names no ranks; it adds nothing")
+        key = (kids["core"], kids.get("gpu"))
+        children = self.shared.get(key)
+        if children is None:
+            children = self.shared[key] = Children(cores, gpus)
+        k = len(self.children_of)
+        self.children_of.append(children)
+        self.pieces.extend((lo, hi, k) for lo, hi in ranks.intervals)
+
+
+def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]:
+    entries = _array(value, path, "R_lite")
+    read = _Entries(warnings)
+    for i, raw in enumerate(entries):
+        # The usual entry, {"rank": "17", "children": {"core": "..."}}, takes a short cut;
+        # anything else goes through the full checks, which also explain any error.
+        if type(raw) is dict and len(raw) == 2:
+            rank = raw.get("rank")
+            kids = raw.get("children")
+            if (
+                type(rank) is str
+                and type(kids) is dict
+                and len(kids) == 1
+                and type(kids.get("core")) is str
+                and _PLAIN_RANK(rank)
+            ):
+                read.add_plain(int(rank), kids["core"], (*path, i))
+                continue
+        read.add(raw, (*path, i))
 
     # Entries almost always name disjoint ranks: then the runs are their intervals, sorted.
-    pieces = sorted(
-        (lo, hi, k) for k, (_, ranks) in enumerate(layers) for lo, hi in ranks.intervals
-    )
-    if all(before[1] < after[0] for before, after in itertools.pairwise(pieces)):
+    pieces, children_of = read.pieces, read.children_of
+    pieces.sort()
+    if all(map(operator.lt, map(_UPPER, pieces), map(_LOWER, itertools.islice(pieces, 1, None)))):
         return _join_runs((lo, hi, children_of[k]) for lo, hi, k in pieces)
     merged: dict[tuple[int, ...], Children] = {}
     runs: list[Run] = []
-    for lo, hi, keys in _segments(layers):
+    for lo, hi, keys in _segments(_layers(pieces)):
         children = merged.get(keys)
         if children is None:
             parts = [children_of[k] for k in keys]
@@ -184,6 +236,14 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
             merged[keys] = children
         runs.append((lo, hi, children))
     return _join_runs(runs)
+
+
+def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:
+    """Each entry's ranks, from the sorted pieces, for the segment sweep of overlapping entries."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for lo, hi, k in pieces:
+        spans.setdefault(k, []).append((lo, hi))
+    return [(k, IdSet(tuple(spans[k]))) for k in sorted(spans)]
 
 
 def _join_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
@@ -222,23 +282,44 @@ def _read_nodelist(value: Any, path: Path) -> list[str]:
     return hosts
 
 
-def _read_properties(value: Any, ranks: IdSet, path: Path) -> dict[str, IdSet]:
+def _read_properties(
+    value: Any, ranks: IdSet, path: Path
+) -> tuple[dict[str, IdSet], dict[str | None, int]]:
+    """Read the properties, which may name ranks of R_lite only.
+
+    Also returns, when the ranks are small enough, their int bitsets (under each property's
+    name; the ranks' own under ``None``).
+    """
     table = _object(value, path, "properties")
     out: dict[str, IdSet] = {}
-    inside = ranks.subset_test()
+    last = ranks.last()
+    small = last is None or last < BITSET_LIMIT
+    bits: dict[str | None, int] = {None: ranks.to_bits()} if small else {}
+    # Scattered properties have thousands of intervals each: over a bitset of the ranks, the
+    # check is one C operation per property; otherwise a bisection per interval.
+    inside = None if small else ranks.subset_test()
     for name, raw in table.items():
         problem = property_name_problem(name)
         if problem:
             raise _fail(problem, (*path, name))
         ids = _idset(raw, (*path, name), f"property {name!r}")
-        if not inside(ids):
+        if inside is not None:
+            ok = inside(ids)
+        elif not ids.intervals:
+            ok = True
+        elif ids.intervals[-1][1] > (last or 0):
+            ok = False
+        else:
+            found = bits[name] = ids.to_bits()
+            ok = found & ~bits[None] == 0
+        if not ok:
             raise _fail(
                 f"property {name!r} names ranks {(ids - ranks).encode()} that R_lite lacks",
                 (*path, name),
             )
         if ids.intervals:
             out[name] = ids
-    return out
+    return out, bits
 
 
 def _check_graph(value: Any, path: Path, warnings: list[str]) -> None:
@@ -355,8 +436,8 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
             (*path, "nodelist"),
         )
     ranks = IdSet.from_intervals((lo, hi) for lo, hi, _ in runs)
-    props = _read_properties(ex.get("properties", {}), ranks, (*path, "properties"))
-    return ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)
+    props, bits = _read_properties(ex.get("properties", {}), ranks, (*path, "properties"))
+    return ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)._keep_bits(bits)
 
 
 def load(doc: Any) -> tuple[ResourceSet, list[str]]:
