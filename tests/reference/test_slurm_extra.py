@@ -13,7 +13,13 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from flux_conformance.reference import operations, slurm_extra
+from flux_conformance.reference import (
+    _slurm_extra_eval,
+    _slurm_extra_parse,
+    operations,
+    slurm_extra,
+)
+from flux_conformance.reference._tokens import Tokenizer
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, ParseError
 from flux_conformance.reference.slurm_extra import (
     EPSILON,
@@ -158,12 +164,18 @@ def test_hundred_thousand_levels_are_a_clean_error() -> None:
     )
 
 
+def _parse_any_length(text: str) -> Leaf | Group:
+    """Parse without the length limit (which hides the parser's own depth handling)."""
+    rules = _slurm_extra_parse._RULES
+    return _slurm_extra_parse._parse_expression(Tokenizer(text, rules=rules))
+
+
 def test_parser_itself_does_not_recurse() -> None:
     # The length limit hides it from callers, but the parser must cope with any depth.
     deep = "(" * 100_000 + "a=1" + ")" * 100_000
-    assert slurm_extra._parse_expression(deep, slurm_extra._tokens(deep)) == Leaf("a", "=", "1")
+    assert _parse_any_length(deep) == Leaf("a", "=", "1")
     alternating = "a=1&(" * 50_000 + "b=2" + ")" * 50_000
-    tree = slurm_extra._parse_expression(alternating, slurm_extra._tokens(alternating))
+    tree = _parse_any_length(alternating)
     # The innermost "(b=2)" holds one term, so it adds no level and is written bare.
     assert to_text(tree) == "a=1&(" * 49_999 + "a=1&b=2" + ")" * 49_999
     as_json = tree.to_json()
@@ -523,13 +535,14 @@ def test_expression_errors_come_before_extra_errors() -> None:
 
 def test_select_parses_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    real = slurm_extra.parse
+    real = _slurm_extra_eval.parse
 
     def counting(text: str) -> Any:
         calls.append(text)
         return real(text)
 
-    monkeypatch.setattr(slurm_extra, "parse", counting)
+    # Expression.compile, which select calls, parses through the name its own module imported.
+    monkeypatch.setattr(_slurm_extra_eval, "parse", counting)
     nodes = {f"n{i}": json.dumps({"x": i % 3}) for i in range(100)}
     chosen = select("x=1|x=2", nodes)
     assert calls == ["x=1|x=2"]
