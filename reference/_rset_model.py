@@ -267,7 +267,7 @@ class ResourceSet:
             groups.setdefault(children, []).append((lo, hi))
         # Runs are maximal, so each group's spans are already canonical (ascending, apart).
         r_lite = [
-            {"rank": IdSet(tuple(spans)).encode(), "children": children.to_json()}
+            {"rank": _encode_spans(spans), "children": children.to_json()}
             for children, spans in groups.items()
         ]
         execution: dict[str, Any] = {
@@ -283,6 +283,14 @@ class ResourceSet:
         if self.expiration is not None:
             execution["expiration"] = self.expiration
         return {"version": 1, "execution": execution}
+
+
+def _encode_spans(spans: list[tuple[int, int]]) -> str:
+    """The RFC 22 string of spans already canonical (a fragmented R_lite entry has one)."""
+    if len(spans) == 1:
+        lo, hi = spans[0]
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+    return IdSet.from_intervals(spans).encode()
 
 
 # ---------------------------------------------------------------------------------------------

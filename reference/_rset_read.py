@@ -287,17 +287,18 @@ def _read_properties(
 ) -> tuple[dict[str, IdSet], dict[str | None, int]]:
     """Read the properties, which may name ranks of R_lite only.
 
-    Also returns, when the ranks are small enough, their int bitsets (under each property's
-    name; the ranks' own under ``None``).
+    Also returns, when the ranks are scattered and small enough, their int bitsets (under
+    each property's name; the ranks' own under ``None``).
     """
     table = _object(value, path, "properties")
     out: dict[str, IdSet] = {}
     last = ranks.last()
-    small = last is None or last < BITSET_LIMIT
-    bits: dict[str | None, int] = {None: ranks.to_bits()} if small else {}
-    # Scattered properties have thousands of intervals each: over a bitset of the ranks, the
-    # check is one C operation per property; otherwise a bisection per interval.
-    inside = None if small else ranks.subset_test()
+    # Scattered ranks: checked over a bitset of the ranks, each property takes one C operation
+    # (and its bitset is kept for set operations); otherwise a bisection per interval, or
+    # just a look at the ends when the ranks are one span.
+    scattered = len(ranks.intervals) > 1 and last is not None and last < BITSET_LIMIT
+    bits: dict[str | None, int] = {None: ranks.to_bits()} if scattered else {}
+    inside = None if scattered else ranks.subset_test()
     for name, raw in table.items():
         problem = property_name_problem(name)
         if problem:

@@ -243,6 +243,9 @@ class _IntervalAlgebra:
     def ids(self, ids: IdSet) -> IdSet:
         return ids
 
+    def property(self, targets: ResourceSet, name: str) -> IdSet:
+        return targets.property(name)
+
     def union(self, a: IdSet, b: IdSet) -> IdSet:
         return a | b
 
@@ -272,6 +275,11 @@ class _BitAlgebra:
             self.converted[key] = (ids, ids.to_bits())
         return self.converted[key][1]
 
+    def property(self, targets: ResourceSet, name: str) -> int:
+        # The R keeps each property's bitset: a scheduler matching job after job against
+        # the R it holds converts each property once, not once per match.
+        return targets.property_bits(name)
+
     def union(self, a: int, b: int) -> int:
         return a | b
 
@@ -289,6 +297,7 @@ class _Algebra(Protocol[T]):
     """What evaluation needs of a representation of sets of ranks."""
 
     def ids(self, ids: IdSet) -> T: ...
+    def property(self, targets: ResourceSet, name: str) -> T: ...
     def union(self, a: T, b: T) -> T: ...
     def intersection(self, a: T, b: T) -> T: ...
     def difference(self, a: T, b: T) -> T: ...
@@ -315,9 +324,9 @@ def _evaluate(constraint: Constraint, targets: ResourceSet, algebra: _Algebra[T]
         elif isinstance(node, Properties):
             found = algebra.all()
             for name in node.required:
-                found = algebra.intersection(found, algebra.ids(targets.property(name)))
+                found = algebra.intersection(found, algebra.property(targets, name))
             for name in node.forbidden:
-                found = algebra.difference(found, algebra.ids(targets.property(name)))
+                found = algebra.difference(found, algebra.property(targets, name))
             results.append(found)
         elif isinstance(node, Hosts):
             results.append(algebra.ids(targets.ranks_of_hosts(node.names)))
