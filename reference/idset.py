@@ -27,36 +27,28 @@ Limits (see :mod:`reference._limits`), all checked before anything is expanded:
 
 Encoding produces the canonical form: every run of two or more consecutive ids becomes
 ``lo-hi``, single ids stay alone, no brackets unless asked for.
+
+The text itself (the parser, its bulk scanners and the encoder) is handled by the private
+:mod:`reference._idset_codec`; this module keeps the set and its algebra.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import operator
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, chain, islice
 from typing import Any
 
-from flux_conformance.reference._limits import (
-    MAX_ID,
-    MAX_ID_DIGITS,
-    check_expansion,
-    check_text_length,
-)
+from flux_conformance.reference import _idset_codec as codec
+from flux_conformance.reference._idset_codec import Interval, coalesce
+from flux_conformance.reference._limits import MAX_ID, check_expansion
 from flux_conformance.reference._speed import gc_paused
-from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
+from flux_conformance.reference.errors import InvalidError, LimitError
 
 __all__ = ["OPERATIONS", "IdSet", "decode", "encode"]
-
-Interval = tuple[int, int]
-
-# The whole alphabet of RFC 22 (Implementation); anything else is refused up front, which
-# also keeps int() from accepting what it would (spaces, underscores, non-ASCII digits).
-_FOREIGN_CHAR = re.compile(r"[^0-9,\-\[\]]")
 
 
 @dataclass(frozen=True)
@@ -97,7 +89,8 @@ class IdSet:
     @classmethod
     def decode(cls, text: str) -> IdSet:
         """Strictly decode an RFC 22 idset string (``ParseError``/``LimitError`` on bad input)."""
-        return _parse_idset(text)
+        intervals = codec.parse(text)
+        return cls._trusted(intervals) if intervals else _EMPTY
 
     @classmethod
     def from_ids(cls, ids: Iterable[int]) -> IdSet:
@@ -106,7 +99,7 @@ class IdSet:
         Raises :class:`InvalidError` for anything but a non-negative ``int`` and
         :class:`LimitError` for an id above 2**64 - 1.
         """
-        with _gc_paused():
+        with gc_paused():
             return cls._from_ids(ids)
 
     @classmethod
@@ -151,7 +144,7 @@ class IdSet:
                 raise InvalidError(f"interval ({lo}, {hi}) has lo > hi")
             pairs.append((lo, hi))
         pairs.sort()
-        return cls._trusted(_coalesce(pairs))
+        return cls._trusted(coalesce(pairs))
 
     @classmethod
     def from_bits(cls, bits: int) -> IdSet:
@@ -175,8 +168,7 @@ class IdSet:
 
     def encode(self, *, brackets: bool = False) -> str:
         """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
-        body = ",".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self.intervals])
-        return f"[{body}]" if brackets else body
+        return codec.encode(self.intervals, brackets=brackets)
 
     def __str__(self) -> str:
         return self.encode()
@@ -189,7 +181,9 @@ class IdSet:
     @property
     def size(self) -> int:
         """The number of ids (unbounded, unlike ``len()`` which Python caps at sys.maxsize)."""
-        return sum(hi - lo + 1 for lo, hi in self.intervals)
+        # Sums over C-level maps: a million intervals would cost a Python step each.
+        intervals = self.intervals
+        return sum(map(_upper, intervals)) - sum(map(_lower, intervals)) + len(intervals)
 
     def __len__(self) -> int:
         return self.size
@@ -235,7 +229,7 @@ class IdSet:
         if not a or not b:
             return self if a else other
         # Two sorted runs: timsort merges them in C, faster than heapq.merge's generator.
-        return IdSet._trusted(_coalesce(sorted(a + b)))
+        return IdSet._trusted(coalesce(sorted(a + b)))
 
     def intersection(self, other: IdSet) -> IdSet:
         """Ids in both sets."""
@@ -332,9 +326,6 @@ class IdSet:
         return self.issubset(other) if isinstance(other, IdSet) else NotImplemented
 
 
-_gc_paused = gc_paused
-
-
 # The ends of an interval, as C callables: map() over them never enters Python code.
 _lower: Callable[[Interval], int] = operator.itemgetter(0)
 _upper: Callable[[Interval], int] = operator.itemgetter(1)
@@ -385,18 +376,6 @@ def _clip(intervals: tuple[Interval, ...], lo: int, hi: int) -> IdSet:
     return IdSet._trusted(tuple(part))
 
 
-def _coalesce(pairs: Iterable[Interval]) -> tuple[Interval, ...]:
-    """Merge sorted (by lo) intervals that overlap or touch."""
-    out: list[Interval] = []
-    for lo, hi in pairs:
-        if out and lo <= out[-1][1] + 1:
-            if hi > out[-1][1]:
-                out[-1] = (out[-1][0], hi)
-        else:
-            out.append((lo, hi))
-    return tuple(out)
-
-
 def _check_id(value: object) -> None:
     """Refuse anything but an ``int`` (``bool`` excluded) in ``0 .. MAX_ID``."""
     if type(value) is not int:
@@ -411,249 +390,6 @@ def _check_id(value: object) -> None:
 
 
 _EMPTY = IdSet._trusted(())
-_LEADING_ZERO = re.compile(r",0[0-9]")
-_TWO_HYPHENS = re.compile(r"-[0-9]*-")
-_UPPER_END = re.compile(r"-[0-9]+")
-# Ids of 1 to 19 digits without leading zeros (all below MAX_ID), only the first may be 0.
-_CANONICAL = re.compile(
-    r"(?:0|[1-9][0-9]{0,18})(?:-[1-9][0-9]{0,18})?(?:,[1-9][0-9]{0,18}(?:-[1-9][0-9]{0,18})?)*"
-)
-#: Lists shorter than this are decoded by :func:`_scan_short`, longer ones by
-#: :func:`_scan_bulk`, whose fixed cost only pays off over many elements.
-_SHORT_TEXT = 512
-_MAX_SHORT_DIGITS = 20
-#: Texts shorter than this are parsed without pausing the garbage collector: pausing costs
-#: more than the few collections so few intervals could trigger.
-_LONG_TEXT = 4096
-
-
-# -- the parser ---------------------------------------------------------------------------------
-#
-# Grammar (RFC 22, Implementation, with the readings):
-#
-#     idset   = "[" list "]" | list
-#     list    = [ element { "," element } ]
-#     element = id [ "-" id ]
-#     id      = "0" | nonzero { digit }
-#
-# The language is flat and idsets of a million ids are ordinary, so the rules slice the text
-# with str.split/str.find (C speed) instead of pulling one token object per character; each
-# rule is still one function, and every error carries the source and the span it is about.
-
-
-def _fail(text: str, reason: str, start: int, end: int) -> ParseError:
-    return ParseError(reason, source=text, span=(start, max(end, start + 1)))
-
-
-def _parse_idset(text: str) -> IdSet:
-    """Parse ``idset = "[" list "]" | list``."""
-    if 0 < len(text) < _SHORT_TEXT:
-        # Most idsets are short (a node's cores, one rank) and canonical: one pattern
-        # match decides, before the general checks below.
-        quick = _scan_short(text)
-        if quick is not None:
-            return IdSet._trusted(quick)
-    check_text_length(text, "idset string")
-    foreign = _FOREIGN_CHAR.search(text)
-    if foreign is not None:
-        at = foreign.start()
-        raise _fail(text, f"character {text[at]!r} is not allowed in an idset", at, at + 1)
-    start, end = 0, len(text)
-    if text.startswith("["):
-        if len(text) < 2 or not text.endswith("]"):
-            raise _fail(text, "'[' is not closed by a final ']'", 0, 1)
-        start, end = 1, end - 1
-    for bracket in "[]":
-        at = text.find(bracket, start, end)
-        if at >= 0:
-            raise _fail(text, "brackets may only surround the whole idset, once", at, at + 1)
-    if end - start < _LONG_TEXT:
-        return _parse_list(text, start, end)
-    with _gc_paused():
-        return _parse_list(text, start, end)
-
-
-def _parse_list(text: str, start: int, end: int) -> IdSet:
-    """Parse ``list = [ element { "," element } ]``, ids strictly ascending."""
-    if start == end:
-        return _EMPTY
-    body = text[start:end]
-    bulk = _scan_short(body) if len(body) < _SHORT_TEXT else _scan_bulk(body)
-    if bulk is not None:
-        return IdSet._trusted(bulk)
-    pieces = body.split(",")
-    quick = _scan_single_ids(text, start, end, pieces)
-    if quick is not None:
-        return IdSet._trusted(quick)
-    out: list[Interval] = []
-    append = out.append
-    previous = -1
-    # Where the current piece starts, kept as we go: recomputing it per element would make a
-    # long list of ranges quadratic.
-    position = start
-    for piece in pieces:
-        # Fast path for the common single id; everything else goes through the rules.  The
-        # alphabet was checked already, so isdigit() here means ASCII digits only.
-        if piece.isdigit() and (piece[0] != "0" or len(piece) == 1) and len(piece) < MAX_ID_DIGITS:
-            lo = hi = int(piece)
-        else:
-            lo, hi = _parse_element(text, piece, position)
-        if lo <= previous:
-            raise _fail(
-                text, "ids must be strictly ascending and unique", position, position + len(piece)
-            )
-        if out and lo == previous + 1:
-            out[-1] = (out[-1][0], hi)
-        else:
-            append((lo, hi))
-        previous = hi
-        position += len(piece) + 1
-    return IdSet._trusted(tuple(out))
-
-
-def _scan_short(body: str) -> tuple[Interval, ...] | None:
-    """Decode a short well-formed list (a node's cores), or return None to let the rules decide.
-
-    One compiled pattern checks the canonical syntax (no leading zeros, ids of at most 19
-    digits, so below the limit); then each element is split and converted in one step.  Ids
-    out of order and ranges that do not ascend return None, as does anything the pattern
-    refuses: the rules then decode the text or report the exact error.
-    """
-    if body.isdigit() and body.isascii() and (body[0] != "0" or len(body) == 1):
-        # One id (a rank of R_lite, often): the pattern allows up to 19 digits.
-        return ((int(body), int(body)),) if len(body) < _MAX_SHORT_DIGITS else None
-    if _CANONICAL.fullmatch(body) is None:
-        return None
-    out: list[Interval] = []
-    previous = -2
-    for piece in body.split(","):
-        first, hyphen, second = piece.partition("-")
-        lo = int(first)
-        hi = int(second) if hyphen else lo
-        if lo <= previous or (hyphen and hi <= lo):
-            return None
-        if lo == previous + 1:
-            out[-1] = (out[-1][0], hi)
-        else:
-            out.append((lo, hi))
-        previous = hi
-    return tuple(out)
-
-
-def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
-    """Decode a well-formed list in bulk, or return None to let the rules decide.
-
-    Real idsets (scattered ranks, a rank's cores) are long lists of ids and ranges.  The rules
-    below handle them one element at a time; this path makes every check once over the whole
-    text in C and converts the numbers with ``json.loads``: ``3,5-7`` is read as ``[3, 5]``
-    (lower ends) and ``[3, 7]`` (upper ends).  Anything unusual (an empty element, a leading
-    zero, a doubled hyphen, a range that does not ascend, ids out of order or beyond the limit)
-    returns None, and the element-by-element rules decode the text or report the exact error.
-    """
-    if (
-        body[0] in ",-"
-        or body[-1] in ",-"
-        or ",," in body
-        or "--" in body
-        or ",-" in body
-        or "-," in body
-        # An id other than the first cannot be 0 (ids ascend), nor start with a 0.
-        or ",0" in body
-        or "-0" in body
-        or (body[0] == "0" and len(body) > 1 and body[1] not in ",-")
-        or _TWO_HYPHENS.search(body) is not None
-    ):
-        return None
-    # Without its "-hi" parts the text lists every element's lower end; reversed, the same
-    # substitution drops the "lo-" parts instead, leaving the upper ends (a single id is both).
-    try:
-        los: list[int] = json.loads(f"[{_UPPER_END.sub('', body)}]")
-        his = json.loads(f"[{_UPPER_END.sub('', body[::-1])[::-1]}]") if "-" in body else los
-    except ValueError:
-        return None  # an id too long for int() (over the limit anyway): the rules say so
-    ranges = body.count("-")
-    if (
-        len(los) != len(his)
-        or his[-1] > MAX_ID
-        # Every range ascends, and strictly (``3-3`` is refused): exactly ``ranges`` pairs
-        # have lo < hi, the singles having lo == hi.
-        or not all(map(operator.le, los, his))
-        or sum(map(operator.lt, los, his)) != ranges
-        or not all(map(operator.gt, islice(los, 1, None), his))
-    ):
-        return None
-    if any(map(operator.eq, islice(los, 1, None), map(_succ, his))):
-        # 1,2 or 1-3,4: neighbours merge into one interval
-        return _coalesce(zip(los, his, strict=True))
-    return tuple(zip(los, his, strict=True))
-
-
-def _scan_single_ids(
-    text: str, start: int, end: int, pieces: list[str]
-) -> tuple[Interval, ...] | None:
-    """Decode a long list of single ids in bulk, or return None to let the rules decide.
-
-    Long idsets are very often lists of single ids.  For those, the checks of the rules below
-    can be made once over the whole text in C (no hyphen, no empty element, no leading zero, no
-    over-long id), the ids converted with one ``map(int, ...)`` and only the ascending check
-    and interval building left to a loop over ints.  Whenever anything is unusual it returns
-    None, and the element-by-element rules decode the text or report the exact error.
-    """
-    if (
-        len(pieces) < 64
-        or text.find("-", start, end) >= 0
-        or "" in pieces
-        or (pieces[0][0] == "0" and len(pieces[0]) > 1)
-        or _LEADING_ZERO.search(text, start, end) is not None
-        or max(map(len, pieces)) >= MAX_ID_DIGITS
-    ):
-        return None
-    out: list[Interval] = []
-    append = out.append
-    previous = -2
-    for value in map(int, pieces):
-        if value > previous + 1:
-            append((value, value))
-        elif value == previous + 1:
-            out[-1] = (out[-1][0], value)
-        else:
-            return None
-        previous = value
-    return tuple(out)
-
-
-def _parse_element(text: str, piece: str, position: int) -> Interval:
-    """Parse ``element = id [ "-" id ]``, with lo < hi."""
-    if not piece:
-        raise _fail(text, "empty element (expected an id)", position, position)
-    hyphen = piece.find("-")
-    if hyphen < 0:
-        value = _parse_id(text, piece, position)
-        return value, value
-    lo = _parse_id(text, piece[:hyphen], position)
-    hi = _parse_id(text, piece[hyphen + 1 :], position + hyphen + 1)
-    if hi < lo:
-        raise _fail(text, "range ends below its start", position, position + len(piece))
-    if hi == lo:
-        # RFC 22 leaves `3-3` open; the reference refuses it, as flux-core does.
-        raise _fail(text, "degenerate range (write the id alone)", position, position + len(piece))
-    return lo, hi
-
-
-def _parse_id(text: str, digits: str, position: int) -> int:
-    """Parse ``id = "0" | nonzero { digit }``, at most MAX_ID."""
-    if not digits:
-        raise _fail(text, "expected an id", position, position)
-    if not digits.isdigit():
-        at = position + next(i for i, c in enumerate(digits) if not c.isdigit())
-        raise _fail(text, f"unexpected {text[at]!r} in an id", at, at + 1)
-    if digits[0] == "0" and len(digits) > 1:
-        raise _fail(text, "ids are written without leading zeros", position, position + len(digits))
-    if len(digits) > MAX_ID_DIGITS or int(digits) > MAX_ID:
-        raise LimitError(
-            f"id exceeds the limit {MAX_ID}", source=text, span=(position, position + len(digits))
-        )
-    return int(digits)
 
 
 # -- module functions and operations ------------------------------------------------------------
@@ -673,6 +409,11 @@ def _op_decode(value: Any, *, edition: str) -> list[int]:
     del edition
     if not isinstance(value, str):
         raise InvalidError(f"idset.decode takes a string, not {type(value).__name__}")
+    listed = codec.decode_ids(value)
+    if listed is not None:
+        # A long list of single ids: the list json read is the answer, no IdSet is built.
+        check_expansion(len(listed), "idset")
+        return listed
     ids = IdSet.decode(value)
     check_expansion(ids.size, "idset")
     return ids.to_list()
