@@ -113,9 +113,10 @@ def _with_properties(
     names = dict.fromkeys(name for src in sources for name in src.properties)
     props: dict[str, IdSet] = {}
     bits: dict[str | None, int] = {}
-    if trim and all(src.small for src in sources):
+    if trim and len(rs.ranks.intervals) > 1 and all(src.small for src in sources):
         # Scattered properties cut to scattered ranks: one C operation per property on int
-        # bitsets, where interval merges would step through thousands of intervals.
+        # bitsets, where interval merges would step through thousands of intervals.  (Cut to
+        # one span of ranks, an interval list is only bisected at the span's two ends.)
         keep = bits[None] = rs.rank_bits()
         for name in names:
             holders = [src for src in sources if name in src.properties]
