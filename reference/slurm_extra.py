@@ -116,6 +116,7 @@ def select(expression: str | Expression, nodes: Mapping[str, str | None]) -> lis
             extra = load_extra(text)
         except (ExtraError, LimitError):
             continue
+        # load_extra gives a dict or None: the Mapping check matches() makes is not needed.
         if extra is not None and compiled._test(extra):
             chosen.append(name)
     chosen.sort()
