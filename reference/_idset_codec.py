@@ -132,7 +132,7 @@ def _parse_list(text: str, start: int, end: int) -> tuple[Interval, ...]:
     quick = _scan_short(body) if len(body) < _SHORT_TEXT else _scan_bulk(body)
     if quick is not None:
         return quick
-    out: list[Interval] = []
+    elements: list[Interval] = []
     previous = -1
     # Where the current piece starts, kept as we go: recomputing it per element would make a
     # long list of ranges quadratic.
@@ -143,13 +143,10 @@ def _parse_list(text: str, start: int, end: int) -> tuple[Interval, ...]:
             raise fail(
                 text, "ids must be strictly ascending and unique", position, position + len(piece)
             )
-        if out and lo == previous + 1:
-            out[-1] = (out[-1][0], hi)
-        else:
-            out.append((lo, hi))
+        elements.append((lo, hi))
         previous = hi
         position += len(piece) + 1
-    return tuple(out)
+    return coalesce(elements)  # 1,2 or 1-3,4: neighbours merge into one interval
 
 
 def _parse_element(text: str, piece: str, position: int) -> Interval:
