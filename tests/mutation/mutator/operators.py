@@ -411,7 +411,21 @@ def _entry_points(tree: ast.Module) -> frozenset[str]:
                 for n in ast.walk(function)
                 if isinstance(n, ast.FunctionDef) and n is not function
             )
-    return frozenset(entries)
+    # So is a helper an entry point hands its raw input to (``_members(value, ...)``): the
+    # checks of the input's shape that several operations share.
+    helpers = {
+        call.func.id
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef) and function.name in entries
+        for call in ast.walk(function)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id in names
+        and call.args
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id == "value"
+    }
+    return frozenset(entries | helpers)
 
 
 def _op_guard_lines(tree: ast.Module) -> frozenset[int]:
