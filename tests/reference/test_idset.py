@@ -316,3 +316,53 @@ def test_to_list_expands_ranges_and_single_ids() -> None:
     assert IdSet.decode("1,3-5,9").to_list() == [1, 3, 4, 5, 9]
     assert IdSet.decode("2,4,6").to_list() == [2, 4, 6]
     assert IdSet().to_list() == []
+
+
+# -- issue 11: idset.decode reads a long list of single ids straight to a list -----------------
+
+
+@given(
+    st.lists(st.integers(0, 10**6), min_size=1, max_size=300),
+    st.sampled_from(["", " ", "-", "[", ",", "0", "01", "1-2"]),
+    st.integers(0, 300),
+)
+def test_list_path_agrees_with_the_set_path(values: list[int], edit: str, at: int) -> None:
+    # decode_ids answers only for long lists of single ids; whatever it returns must be what
+    # the full decoder gives, and whatever it refuses must still decode (or fail) the same.
+    pieces = [str(v) for v in values]
+    if edit:
+        pieces.insert(at % (len(pieces) + 1), edit)
+    text = ",".join(pieces)
+    listed = codec.decode_ids(text)
+    try:
+        expected: list[int] | type[Exception] = IdSet.decode(text).to_list()
+    except (ParseError, LimitError) as exc:
+        expected = type(exc)
+    if listed is not None:
+        assert listed == expected
+    try:
+        actual: list[int] | type[Exception] = run("idset.decode", text)
+    except (ParseError, LimitError) as exc:
+        actual = type(exc)
+    assert actual == expected
+
+
+def test_list_path_takes_only_long_lists_of_single_ids() -> None:
+    long_text = ",".join(map(str, range(0, 400, 2)))
+    assert codec.decode_ids(long_text) == list(range(0, 400, 2))
+    assert codec.decode_ids("1,2,3") is None  # short: the set path is as fast
+    assert codec.decode_ids(f"[{long_text}]") is None  # brackets: the full path
+    assert codec.decode_ids(long_text + ",500-501") is None  # a range
+    assert codec.decode_ids(long_text + ", 500") is None  # whitespace, which json would skip
+    assert codec.decode_ids(long_text + ",398") is None  # not ascending
+    assert codec.decode_ids(long_text + ",0500") is None  # a leading zero
+    assert codec.decode_ids(long_text + f",{MAX_ID + 1}") is None  # over the limit
+    assert codec.decode_ids(long_text + ",1" + "0" * 5000) is None  # past int()'s digits
+    with pytest.raises(LimitError):
+        codec.decode_ids("1" + ",1" * (MAX_TEXT_LENGTH // 2))
+
+
+def test_size_counts_every_interval() -> None:
+    assert IdSet.decode("0-9,20,30-31").size == 13
+    assert IdSet.decode(",".join(map(str, range(0, 2000, 2)))).size == 1000
+    assert IdSet().size == 0
