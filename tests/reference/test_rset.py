@@ -269,6 +269,25 @@ def test_set_operations_match_a_per_rank_model(a: Model, b: Model, op: str) -> N
     assert rset.decode(result) == to_rows(naive(a, b, op))
 
 
+@settings(max_examples=100)
+@given(models(), models(), st.sampled_from(["union", "diff", "intersect"]))
+def test_set_operations_keep_runs_maximal_and_bitsets_true(a: Model, b: Model, op: str) -> None:
+    """Results keep the model's invariant (no two touching runs with equal children), and the
+    bitsets a result carries (kept from reading or computed) name exactly its ranks."""
+    func = {"union": rset.union, "diff": rset.difference, "intersect": rset.intersection}[op]
+    # Read from documents, so that the bitsets kept while checking properties are used.
+    left = rset.load(rset.encode(to_rows(a)))[0]
+    right = rset.load(rset.encode(to_rows(b)))[0]
+    result = func(left, right)
+    for (_, hi, before), (lo, _, after) in itertools.pairwise(result.runs):
+        assert lo > hi + 1 or before != after
+    expected = naive(a, b, op)
+    assert result.rank_bits() == sum(1 << rank for rank in expected)
+    for name in ("ssd", "gpu", "big", "x@y"):
+        having = [rank for rank, (_, _, _, props) in expected.items() if name in props]
+        assert result.property_bits(name) == sum(1 << rank for rank in having)
+
+
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.frozensets(st.integers(0, 30))), max_size=5))
 def test_segments_agree_with_membership(layers: list[tuple[str, frozenset[int]]]) -> None:
     sets = [(key, IdSet.from_ids(ids)) for key, ids in layers]
