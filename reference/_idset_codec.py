@@ -32,7 +32,7 @@ from flux_conformance.reference._limits import MAX_ID, MAX_ID_DIGITS, check_text
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.errors import LimitError, ParseError
 
-__all__ = ["Interval", "coalesce", "decode_ids", "encode", "parse"]
+__all__ = ["Interval", "coalesce", "decode_ids", "encode_intervals", "parse"]
 
 Interval = tuple[int, int]
 
@@ -74,7 +74,7 @@ def coalesce(pairs: Iterable[Interval]) -> tuple[Interval, ...]:
     return tuple(out)
 
 
-def encode(intervals: Iterable[Interval], *, brackets: bool = False) -> str:
+def encode_intervals(intervals: Iterable[Interval], *, brackets: bool = False) -> str:
     """The canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
     body = ",".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in intervals])
     return f"[{body}]" if brackets else body

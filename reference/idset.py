@@ -42,8 +42,13 @@ from dataclasses import dataclass
 from itertools import accumulate, chain, islice
 from typing import Any
 
-from flux_conformance.reference import _idset_codec as codec
-from flux_conformance.reference._idset_codec import Interval, coalesce
+from flux_conformance.reference._idset_codec import (
+    Interval,
+    coalesce,
+    decode_ids,
+    encode_intervals,
+    parse,
+)
 from flux_conformance.reference._limits import MAX_ID, check_expansion
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.errors import InvalidError, LimitError
@@ -89,7 +94,7 @@ class IdSet:
     @classmethod
     def decode(cls, text: str) -> IdSet:
         """Strictly decode an RFC 22 idset string (``ParseError``/``LimitError`` on bad input)."""
-        intervals = codec.parse(text)
+        intervals = parse(text)
         return cls._trusted(intervals) if intervals else _EMPTY
 
     @classmethod
@@ -168,7 +173,7 @@ class IdSet:
 
     def encode(self, *, brackets: bool = False) -> str:
         """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
-        return codec.encode(self.intervals, brackets=brackets)
+        return encode_intervals(self.intervals, brackets=brackets)
 
     def __str__(self) -> str:
         return self.encode()
@@ -409,7 +414,7 @@ def _op_decode(value: Any, *, edition: str) -> list[int]:
     del edition
     if not isinstance(value, str):
         raise InvalidError(f"idset.decode takes a string, not {type(value).__name__}")
-    listed = codec.decode_ids(value)
+    listed = decode_ids(value)
     if listed is not None:
         # A long list of single ids: the list json read is the answer, no IdSet is built.
         check_expansion(len(listed), "idset")
