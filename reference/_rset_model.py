@@ -290,7 +290,8 @@ def _encode_spans(spans: list[tuple[int, int]]) -> str:
     if len(spans) == 1:
         lo, hi = spans[0]
         return str(lo) if lo == hi else f"{lo}-{hi}"
-    return IdSet.from_intervals(spans).encode()
+    # The constructor checks that the spans ascend apart, which runs kept maximal guarantee.
+    return IdSet(tuple(spans)).encode()
 
 
 # ---------------------------------------------------------------------------------------------
