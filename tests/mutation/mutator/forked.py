@@ -10,6 +10,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import resource
 import select
 import signal
 import sys
@@ -22,7 +23,7 @@ from typing import Any
 from .operators import Mutant
 from .suite import Target
 
-__all__ = ["compiled_modules", "install", "run_forked"]
+__all__ = ["compiled_modules", "install", "quiet_child", "run_forked"]
 
 
 class _CodeLoader(importlib.abc.Loader):
@@ -83,6 +84,19 @@ def install(
     sys.meta_path.insert(0, _CodeFinder(codes))
     for name in (*target.entry, module):
         importlib.import_module(target.qualified(name))
+
+
+def quiet_child(memory: int) -> None:
+    """Set up a forked child: cap its memory, silence its output, let Ctrl-C kill it.
+
+    The libraries' chatter about a mutant's wrong answers is not the report, and a mutant that
+    allocates without end must fail in its child, not take the machine.
+    """
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from .forked import compiled_modules, install, run_forked
+from .forked import compiled_modules, install, quiet_child, run_forked
 from .kill import MutationRun
 from .operators import Mutant, apply_mutant
 from .suite import Baseline, OriginalReference, SuiteHarness
@@ -108,11 +107,7 @@ def _hunt_child(
     assert isinstance(harness, SuiteHarness)
     reply: dict[str, Any] = {"evaluated": 0, "note": ""}
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (run.memory, run.memory))
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        quiet_child(run.memory)
         from flux_conformance.runner.adapters.inprocess import (
             InProcessAdapter,
             ReferenceImplementation,

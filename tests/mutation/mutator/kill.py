@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import signal
 import time
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .forked import compiled_modules, install, run_forked
+from .forked import compiled_modules, install, quiet_child, run_forked
 from .operators import Mutant, apply_mutant
 from .suite import Baseline, Harness, Target
 
@@ -55,12 +53,7 @@ def _child(
     failed: list[int] = []
     note = ""
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (run.memory, run.memory))
-        # Libraries' chatter about the mutant's wrong answers is not the report.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        quiet_child(run.memory)
         try:
             tree = apply_mutant(mutant.module, source, mutant.id)
             code = compile(tree, str(target.path(mutant.module)), "exec")
