@@ -220,16 +220,12 @@ def evaluate(constraint: Constraint, targets: ResourceSet) -> IdSet:
     This is the library entry point for a caller that holds an R already decoded (a
     scheduler matching many jobs against its resources); :func:`match` takes documents.
     """
-    everything = targets.ranks
-    if everything.last() is None or (everything.last() or 0) >= _BITSET_LIMIT:
-        return _evaluate(constraint, targets, _IntervalAlgebra(everything))
+    if not targets.small:
+        return _evaluate(constraint, targets, _IntervalAlgebra(targets.ranks))
     # Ranks of one cluster: every term as an int bitset, so and/or/not are single C ops
     # however scattered the properties are.  Each property is converted once.
-    return IdSet.from_bits(_evaluate(constraint, targets, _BitAlgebra(everything)))
+    return IdSet.from_bits(_evaluate(constraint, targets, _BitAlgebra(targets.rank_bits())))
 
-
-#: Ranks below this are evaluated as int bitsets (an int of this many bits is 512 KiB).
-_BITSET_LIMIT = 1 << 22
 
 T = TypeVar("T")
 
@@ -260,11 +256,10 @@ class _IntervalAlgebra:
 
 
 class _BitAlgebra:
-    """Sets of ranks as int bitsets (ranks below :data:`_BITSET_LIMIT`)."""
+    """Sets of ranks as int bitsets (for an R whose ranks are :attr:`ResourceSet.small`)."""
 
-    def __init__(self, everything: IdSet) -> None:
-        self.everything = everything
-        self.bits = everything.to_bits()
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
         self.converted: dict[int, tuple[IdSet, int]] = {}
 
     def ids(self, ids: IdSet) -> int:
