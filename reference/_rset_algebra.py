@@ -145,13 +145,13 @@ def _with_properties(
 def _union_children(x: Children | None, y: Children | None) -> Children | None:
     if x is None or y is None:
         return x or y
-    return Children(x.cores | y.cores, x.gpus | y.gpus)
+    return x.union(y)
 
 
 def _diff_children(x: Children | None, y: Children | None) -> Children | None:
     if x is None or y is None:
         return x
-    left = Children(x.cores - y.cores, x.gpus - y.gpus)
+    left = x.difference(y)
     # A rank that the subtraction left with nothing is gone.
     return None if left.empty else left
 
@@ -159,7 +159,7 @@ def _diff_children(x: Children | None, y: Children | None) -> Children | None:
 def _intersect_children(x: Children | None, y: Children | None) -> Children | None:
     if x is None or y is None:
         return None
-    both = Children(x.cores & y.cores, x.gpus & y.gpus)
+    both = x.intersection(y)
     return None if both.empty else both
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flux_conformance.reference import hostlist
+from flux_conformance.reference._rset_children import Children
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.idset import IdSet
 
@@ -63,26 +64,6 @@ def property_name_problem(name: str) -> str | None:
         # Lone surrogates survive JSON decoding but are not UTF-8.
         return f"property name {name!r} is not valid UTF-8"
     return None
-
-
-@dataclass(frozen=True)
-class Children:
-    """The compute resources one execution target holds: logical core and GPU ids."""
-
-    cores: IdSet
-    gpus: IdSet
-
-    @property
-    def empty(self) -> bool:
-        """Whether the target holds neither cores nor GPUs."""
-        return not self.cores.intervals and not self.gpus.intervals
-
-    def to_json(self) -> dict[str, str]:
-        """Return the ``children`` object of an R_lite entry (``gpu`` only when there are GPUs)."""
-        out = {"core": self.cores.encode()}
-        if self.gpus.intervals:
-            out["gpu"] = self.gpus.encode()
-        return out
 
 
 #: One run: the inclusive rank interval ``lo..hi`` whose ranks all hold ``children``.
@@ -222,8 +203,8 @@ class ResourceSet:
         index = 0
         hostnames = self.hostnames
         for lo, hi, children in self.runs:
-            cores = children.cores.encode()
-            gpus = children.gpus.encode()
+            cores = children.core_text()
+            gpus = children.gpu_text()
             for rank in range(lo, hi + 1):
                 out.append(
                     {

@@ -14,6 +14,7 @@ from typing import Any
 
 from flux_conformance.reference import hostlist
 from flux_conformance.reference._limits import MAX_EXPANSION
+from flux_conformance.reference._rset_children import small_bits
 from flux_conformance.reference._rset_model import (
     _EMPTY,
     BITSET_LIMIT,
@@ -130,14 +131,12 @@ def _time(value: Any, path: Path, what: str) -> Number:
 
 def _merge_children(parts: Sequence[Children], path: Path) -> Children:
     """Union of children listed for one rank by several R_lite entries; ids must be disjoint."""
-    cores = parts[0].cores
-    gpus = parts[0].gpus
+    merged = parts[0]
     for extra in parts[1:]:
-        if (cores & extra.cores).intervals or (gpus & extra.gpus).intervals:
+        if merged.overlaps(extra):
             raise _fail("a rank listed by several entries has overlapping core or GPU ids", path)
-        cores = cores | extra.cores
-        gpus = gpus | extra.gpus
-    return Children(cores, gpus)
+        merged = merged.union(extra)
+    return merged
 
 
 #: A rank written as one plain decimal id of at most 19 digits (so below MAX_ID): the form
@@ -145,6 +144,10 @@ def _merge_children(parts: Sequence[Children], path: Path) -> Children:
 _PLAIN_RANK = re.compile(r"0|[1-9][0-9]{0,18}").fullmatch
 _LOWER = operator.itemgetter(0)
 _UPPER = operator.itemgetter(1)
+
+
+#: Stands for a ``gpu`` key that is not there (``null`` is there, and invalid).
+_ABSENT = object()
 
 
 class _Entries:
@@ -162,12 +165,29 @@ class _Entries:
         self.decoded: dict[str, IdSet] = {}
         self.shared: dict[tuple[Any, Any], Children] = {}
 
+    def _children(self, core: Any, gpu: Any, where: Path) -> Children:
+        """The children of one entry's ``core`` and ``gpu`` values (``gpu`` _ABSENT if so)."""
+        absent = gpu is _ABSENT
+        core_bits = small_bits(core) if type(core) is str else None
+        gpu_bits = 0 if absent else small_bits(gpu) if type(gpu) is str else None
+        if core_bits is not None and gpu_bits is not None:
+            # Canonical text of small ids: it is the children's text as it stands.
+            children = Children._small(core_bits, gpu_bits, [core, "" if absent else gpu])
+        else:
+            cores = _cached_idset(self.decoded, core, (*where, "core"), "core")
+            gpus = _EMPTY
+            if not absent:
+                gpus = _cached_idset(self.decoded, gpu, (*where, "gpu"), "gpu")
+            children = Children(cores, gpus)
+        # (Both are strings here: anything else failed above.)
+        self.shared[core, None if absent else gpu] = children
+        return children
+
     def add_plain(self, rank: int, core: str, where: Path) -> None:
         """Add ``{"rank": "<rank>", "children": {"core": core}}``, the usual entry."""
         children = self.shared.get((core, None))
         if children is None:
-            cores = _cached_idset(self.decoded, core, (*where, "children", "core"), "core")
-            children = self.shared[core, None] = Children(cores, _EMPTY)
+            children = self._children(core, _ABSENT, (*where, "children"))
         self.pieces.append((rank, rank, len(self.children_of)))
         self.children_of.append(children)
 
@@ -186,16 +206,14 @@ class _Entries:
         _unknown_keys(kids, ("core", "gpu"), (*where, "children"), self.warnings)
         if "core" not in kids:
             raise _fail("children need a core idset", (*where, "children"))
-        cores = _cached_idset(self.decoded, kids["core"], (*where, "children", "core"), "core")
-        gpus = _EMPTY
-        if "gpu" in kids:
-            gpus = _cached_idset(self.decoded, kids["gpu"], (*where, "children", "gpu"), "gpu")
         if not ranks.intervals:
             self.warnings.append(f"R_lite[{where[-1]}] names no ranks; it adds nothing")
-        key = (kids["core"], kids.get("gpu"))
-        children = self.shared.get(key)
+        core, gpu = kids["core"], kids.get("gpu", _ABSENT)
+        children = None
+        if type(core) is str and (gpu is _ABSENT or type(gpu) is str):
+            children = self.shared.get((core, None if gpu is _ABSENT else gpu))
         if children is None:
-            children = self.shared[key] = Children(cores, gpus)
+            children = self._children(core, gpu, (*where, "children"))
         k = len(self.children_of)
         self.children_of.append(children)
         self.pieces.extend((lo, hi, k) for lo, hi in ranks.intervals)

@@ -38,7 +38,7 @@ import functools
 import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, chain, islice
 from typing import Any
 
@@ -66,6 +66,10 @@ class IdSet:
     """
 
     intervals: tuple[Interval, ...] = ()
+    # The text the set was decoded from, until encode() finds it canonical (then the
+    # canonical text, kept): a set read from canonical text encodes without work.
+    _text: str | None = field(default=None, init=False, compare=False, repr=False)
+    _canonical: bool = field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         previous = -2
@@ -95,7 +99,11 @@ class IdSet:
     def decode(cls, text: str) -> IdSet:
         """Strictly decode an RFC 22 idset string (``ParseError``/``LimitError`` on bad input)."""
         intervals = parse(text)
-        return cls._trusted(intervals) if intervals else _EMPTY
+        if not intervals:
+            return _EMPTY
+        ids = cls._trusted(intervals)
+        object.__setattr__(ids, "_text", text)
+        return ids
 
     @classmethod
     def from_ids(cls, ids: Iterable[int]) -> IdSet:
@@ -173,7 +181,18 @@ class IdSet:
 
     def encode(self, *, brackets: bool = False) -> str:
         """Return the canonical RFC 22 string: runs of 2+ ids as ``lo-hi``; brackets if asked."""
-        return encode_intervals(self.intervals, brackets=brackets)
+        if brackets:
+            return encode_intervals(self.intervals, brackets=True)
+        text = self._text
+        if text is not None and self._canonical:
+            return text
+        # Decoded text in which no element merged into another and without brackets is
+        # canonical already (the parser refuses ``3-3``, leading zeros and disorder).
+        if text is None or text[0] == "[" or text.count(",") != len(self.intervals) - 1:
+            text = encode_intervals(self.intervals)
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_canonical", True)
+        return text
 
     def __str__(self) -> str:
         return self.encode()

@@ -1,0 +1,208 @@
+"""RFC 20 resource sets: what one execution target holds (:class:`Children`).
+
+Part of :mod:`flux_conformance.reference.rset`.
+
+A node's cores and GPUs are few and their ids small, and a fragmented R gives almost every rank
+its own subset: thousands of distinct core lists, each decoded, combined with another and
+encoded again.  So ids below :data:`SMALL_ID_LIMIT` are kept as an int bitset (bit ``i`` set
+for id ``i``), where union, difference and intersection are one C operation each, and larger
+ids fall back to an :class:`IdSet`.  A set is kept in one form only, chosen by its content, so
+equal children are equal objects whatever way they were built.
+
+Core lists arrive as RFC 22 text.  :func:`small_bits` reads the usual, canonical text of small
+ids element by element from a table (``"5-7"`` -> its bits), checking the order of the elements
+on the bits themselves; anything else (brackets, touching elements, large or malformed ids) is
+left to the full idset parser, which also explains any error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+from dataclasses import dataclass, field
+
+from flux_conformance.reference.idset import IdSet
+
+__all__ = ["SMALL_ID_LIMIT", "Children", "bits_text", "small_bits"]
+
+#: Core and GPU ids below this are kept as int bitsets (an int of at most 512 bytes).
+SMALL_ID_LIMIT = 1 << 12
+
+Ids = int | IdSet
+
+# One element of an idset list, ids without leading zeros and below SMALL_ID_LIMIT (4 digits).
+_ELEMENT = re.compile(r"(0|[1-9][0-9]{0,3})(?:-([1-9][0-9]{0,3}))?")
+
+#: Element text -> (its bits, the bit of its lowest id), learnt as elements are met.
+_ELEMENTS: dict[str, tuple[int, int]] = {}
+#: The table stops learning past this many elements (every element of ids below 64 is 2,080).
+_MAX_ELEMENTS = 1 << 16
+
+_lowest = operator.itemgetter(1)
+_bits_of = operator.itemgetter(0)
+
+
+def _learn(element: str) -> tuple[int, int] | None:
+    """The table entry of one element, or None if it is not a small, well-formed element."""
+    match = _ELEMENT.fullmatch(element)
+    if match is None:
+        return None
+    lo = int(match[1])
+    hi = int(match[2]) if match[2] is not None else lo
+    if hi >= SMALL_ID_LIMIT or (match[2] is not None and hi <= lo):
+        return None
+    entry = ((2 << hi) - (1 << lo), 1 << lo)
+    if len(_ELEMENTS) < _MAX_ELEMENTS:
+        _ELEMENTS[element] = entry
+    return entry
+
+
+def small_bits(text: str) -> int | None:
+    """The bitset of canonical RFC 22 ``text`` whose ids are all small, or None otherwise.
+
+    None means "not decided here": the text may still be valid (bracketed, touching elements
+    such as ``1,2``, large ids) or it may be malformed; the caller hands it to the parser.
+    """
+    parts = text.split(",")
+    try:
+        entries = list(map(_ELEMENTS.__getitem__, parts))
+    except KeyError:
+        found = [_ELEMENTS.get(part) or _learn(part) for part in parts]
+        if None in found:
+            return None
+        entries = found  # type: ignore[assignment]
+    # ``seen[k]`` holds the ids of the first k + 1 elements.  Canonical text ascends with a gap
+    # of at least one id between elements: each element's lowest bit lies above twice what
+    # came before it (twice, because the bit just above the previous ids must stay clear).
+    seen: list[int] = list(itertools.accumulate(map(_bits_of, entries), operator.or_))
+    doubled = map(operator.add, seen, seen)
+    if not all(map(operator.lt, doubled, map(_lowest, itertools.islice(entries, 1, None)))):
+        return None
+    return seen[-1]
+
+
+def bits_text(bits: int) -> str:
+    """The canonical RFC 22 text of a bitset (``""`` for 0)."""
+    out: list[str] = []
+    while bits:
+        low = bits & -bits
+        lo = low.bit_length() - 1
+        bits += low  # clears the run starting at lo and sets the bit just above it
+        above = bits & -bits
+        hi = above.bit_length() - 2
+        bits -= above
+        out.append(str(lo) if lo == hi else f"{lo}-{hi}")
+    return ",".join(out)
+
+
+def _pack(ids: Ids) -> Ids:
+    """The one form a set is kept in: bits when every id is small, else the IdSet."""
+    if isinstance(ids, int):
+        return ids if ids.bit_length() <= SMALL_ID_LIMIT else IdSet.from_bits(ids)
+    last = ids.last()
+    if last is None:
+        return 0
+    return ids.to_bits() if last < SMALL_ID_LIMIT else ids
+
+
+def _as_idset(ids: Ids) -> IdSet:
+    return IdSet.from_bits(ids) if isinstance(ids, int) else ids
+
+
+def _text(ids: Ids) -> str:
+    return bits_text(ids) if isinstance(ids, int) else ids.encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Children:
+    """The compute resources one execution target holds: logical core and GPU ids.
+
+    Built from two :class:`IdSet` (or int bitsets); :attr:`cores` and :attr:`gpus` give them
+    back as IdSets whatever form they are kept in.
+    """
+
+    core_ids: Ids
+    gpu_ids: Ids
+    # The canonical texts, once known: [core, gpu].
+    _texts: list[str | None] = field(
+        default_factory=lambda: [None, None], init=False, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "core_ids", _pack(self.core_ids))
+        object.__setattr__(self, "gpu_ids", _pack(self.gpu_ids))
+
+    @classmethod
+    def _small(cls, cores: int, gpus: int, texts: list[str | None]) -> Children:
+        """Children of bits already below the limit (and their texts, where known)."""
+        made = object.__new__(cls)
+        object.__setattr__(made, "core_ids", cores)
+        object.__setattr__(made, "gpu_ids", gpus)
+        object.__setattr__(made, "_texts", texts)
+        return made
+
+    @property
+    def cores(self) -> IdSet:
+        """The core ids."""
+        return _as_idset(self.core_ids)
+
+    @property
+    def gpus(self) -> IdSet:
+        """The GPU ids."""
+        return _as_idset(self.gpu_ids)
+
+    @property
+    def empty(self) -> bool:
+        """Whether the target holds neither cores nor GPUs."""
+        return not self.core_ids and not self.gpu_ids
+
+    def core_text(self) -> str:
+        """The canonical RFC 22 text of the cores (computed once)."""
+        text = self._texts[0]
+        if text is None:
+            text = self._texts[0] = _text(self.core_ids)
+        return text
+
+    def gpu_text(self) -> str:
+        """The canonical RFC 22 text of the GPUs (computed once)."""
+        text = self._texts[1]
+        if text is None:
+            text = self._texts[1] = _text(self.gpu_ids)
+        return text
+
+    def to_json(self) -> dict[str, str]:
+        """Return the ``children`` object of an R_lite entry (``gpu`` only when there are GPUs)."""
+        out = {"core": self.core_text()}
+        if self.gpu_ids:
+            out["gpu"] = self.gpu_text()
+        return out
+
+    def overlaps(self, other: Children) -> bool:
+        """Whether the two share a core id or a GPU id."""
+        both = self.intersection(other)
+        return bool(both.core_ids) or bool(both.gpu_ids)
+
+    def union(self, other: Children) -> Children:
+        """The cores and GPUs of either."""
+        x, y = self, other
+        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
+        if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
+            return Children._small(a | b, c | d, [None, None])
+        return Children(x.cores | y.cores, x.gpus | y.gpus)
+
+    def difference(self, other: Children) -> Children:
+        """The cores and GPUs of this one that ``other`` lacks."""
+        x, y = self, other
+        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
+        if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
+            return Children._small(a & ~b, c & ~d, [None, None])
+        return Children(x.cores - y.cores, x.gpus - y.gpus)
+
+    def intersection(self, other: Children) -> Children:
+        """The cores and GPUs both hold."""
+        x, y = self, other
+        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
+        if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
+            return Children._small(a & b, c & d, [None, None])
+        return Children(x.cores & y.cores, x.gpus & y.gpus)

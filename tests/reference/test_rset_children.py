@@ -1,0 +1,86 @@
+"""Tests of what one execution target holds: bitset children and their text codec."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flux_conformance.reference._rset_children import (
+    SMALL_ID_LIMIT,
+    Children,
+    bits_text,
+    small_bits,
+)
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.idset import IdSet
+
+# Ids on both sides of the limit, so that both forms (and mixed pairs) are met.
+_ids = st.one_of(
+    st.integers(0, 70), st.integers(SMALL_ID_LIMIT - 3, SMALL_ID_LIMIT + 3), st.integers(0, 5000)
+)
+_sets = st.frozensets(_ids, max_size=12).map(IdSet.from_ids)
+
+
+@given(st.text(alphabet="0123456789,-[]", max_size=24))
+def test_small_bits_decides_only_canonical_text_of_small_ids(text: str) -> None:
+    bits = small_bits(text)
+    if bits is None:
+        return
+    decoded = IdSet.decode(text)
+    assert decoded.to_bits() == bits
+    assert decoded.encode() == text
+    assert decoded.last() is not None and decoded.last() < SMALL_ID_LIMIT  # type: ignore[operator]
+
+
+@given(_sets)
+def test_small_bits_reads_every_canonical_small_set(ids: IdSet) -> None:
+    text = ids.encode()
+    small = ids.last() is not None and ids.last() < SMALL_ID_LIMIT  # type: ignore[operator]
+    assert small_bits(text) == (ids.to_bits() if small else None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["3,1", "1,1", "1-3,2", "0-1,2", "1,2", "5-3", "3-3", "01", "[1]", "", "1,", "4096", "0-4096"],
+)
+def test_small_bits_leaves_everything_else_to_the_parser(text: str) -> None:
+    assert small_bits(text) is None
+
+
+@given(st.integers(0, (1 << 200) - 1))
+def test_bits_text_is_the_canonical_encoding(bits: int) -> None:
+    assert bits_text(bits) == IdSet.from_bits(bits).encode()
+
+
+@given(_sets, _sets, _sets, _sets)
+def test_children_algebra_matches_idset_algebra(a: IdSet, b: IdSet, c: IdSet, d: IdSet) -> None:
+    x, y = Children(a, b), Children(c, d)
+    assert (x.cores, x.gpus) == (a, b)
+    for got, cores, gpus in (
+        (x.union(y), a | c, b | d),
+        (x.difference(y), a - c, b - d),
+        (x.intersection(y), a & c, b & d),
+    ):
+        assert (got.cores, got.gpus) == (cores, gpus)
+        # Equal content is one form: equal and hashed alike however it was built.
+        assert got == Children(cores, gpus)
+        assert hash(got) == hash(Children(cores, gpus))
+        assert got.to_json() == Children(cores, gpus).to_json()
+        assert got.empty == (not cores and not gpus)
+    assert x.overlaps(y) == bool((a & c) or (b & d))
+
+
+def test_children_text_comes_from_either_form() -> None:
+    small = Children(IdSet.decode("0-3,7"), IdSet.decode(""))
+    large = Children(IdSet.decode("0-3,5000"), IdSet.decode("1"))
+    assert small.to_json() == {"core": "0-3,7"}
+    assert large.to_json() == {"core": "0-3,5000", "gpu": "1"}
+    assert isinstance(small.core_ids, int)
+    assert isinstance(large.core_ids, IdSet)
+
+
+def test_a_malformed_element_is_never_learnt() -> None:
+    assert small_bits("1,02") is None
+    with pytest.raises(FormatError):
+        IdSet.decode("1,02")
