@@ -26,13 +26,21 @@ import json
 import operator
 import re
 from collections.abc import Iterable
-from itertools import islice
+from itertools import chain, islice
 
 from flux_conformance.reference._limits import MAX_ID, MAX_ID_DIGITS, check_text_length
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.errors import LimitError, ParseError
 
-__all__ = ["Interval", "coalesce", "decode_ids", "encode_intervals", "parse"]
+__all__ = [
+    "Interval",
+    "bits_of_ends",
+    "coalesce",
+    "decode_bits",
+    "decode_ids",
+    "encode_intervals",
+    "parse",
+]
 
 Interval = tuple[int, int]
 
@@ -41,6 +49,8 @@ Interval = tuple[int, int]
 _FOREIGN_CHAR = re.compile(r"[^0-9,\-\[\]]")
 # A text free of these is digits and commas only: at most a list of single ids.
 _NOT_SINGLE_IDS = re.compile(r"[^0-9,]")
+# A text free of these is an unbracketed list (perhaps malformed).
+_NOT_LIST_BODY = re.compile(r"[^0-9,\-]")
 _UPPER_END = re.compile(r"-[0-9]+")
 # Ids of 1 to 19 digits without leading zeros (all below MAX_ID), only the first may be 0.
 _CANONICAL = re.compile(
@@ -216,18 +226,59 @@ def _scan_short(body: str) -> tuple[Interval, ...] | None:
 
 
 def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
-    """Decode a long well-formed list in bulk, or return None to let the rules decide.
+    """Decode a long well-formed list in bulk, or return None to let the rules decide."""
+    ends = _scan_ends(body)
+    if ends is None:
+        return None
+    los, his = ends
+    if los is his:
+        return _singles(los)
+    if any(map(operator.eq, islice(los, 1, None), map(_succ, his))):
+        # 1,2 or 1-3,4: neighbours merge into one interval
+        return coalesce(zip(los, his, strict=True))
+    return tuple(zip(los, his, strict=True))
+
+
+def decode_bits(text: str, width: int) -> int | None:
+    """The bitset of a long, well-formed, unbracketed list of ids below ``width``, or None.
+
+    None means "not decided here" (short, bracketed, larger ids, or malformed text): the
+    caller parses the text, which also explains any error.
+    """
+    if len(text) < _SHORT_TEXT or _NOT_LIST_BODY.search(text) is not None:
+        return None
+    check_text_length(text, "idset string")
+    ends = _scan_ends(text)
+    if ends is None or ends[1][-1] >= width:
+        return None
+    return bits_of_ends(ends[0], list(map(_succ, ends[1])))
+
+
+def bits_of_ends(los: list[int], ends: list[int]) -> int:
+    """The int whose bits ``lo .. end - 1`` are set for each pair (ascending, apart)."""
+    # Build the binary digits lowest id first ("0" per gap, "1" per id) with C-level maps,
+    # then let int() read them, reversed, in linear time.
+    gaps = map(operator.sub, los, chain((0,), ends))
+    spans = map(operator.sub, ends, los)
+    zeros, ones = map("0".__mul__, gaps), map("1".__mul__, spans)
+    digits = "".join(chain.from_iterable(zip(zeros, ones, strict=True)))
+    return int(digits[::-1], 2)
+
+
+def _scan_ends(body: str) -> tuple[list[int], list[int]] | None:
+    """The lower and upper ends of a long well-formed list's elements, or None.
 
     ``body`` holds digits, commas and hyphens only.  Without its ``-hi`` parts it lists every
     element's lower end; reversed, the same substitution drops the ``lo-`` parts instead,
     leaving the upper ends (a single id is both): ``3,5-7`` reads as ``[3, 5]`` and ``[3, 7]``,
     converted by ``json.loads`` in C.  JSON itself refuses an empty element, a leading zero
-    and a stray hyphen; what is left to check is done once over the whole lists.
+    and a stray hyphen; what is left to check is done once over the whole lists.  A list of
+    single ids returns the same list twice.  Neighbours (``1,2``) are not merged.
     """
     ranges = body.count("-")
     if not ranges:
         ids = _scan_ids(body)
-        return None if ids is None else _singles(ids)
+        return None if ids is None else (ids, ids)
     try:
         los: list[int] = json.loads(f"[{_UPPER_END.sub('', body)}]")
         his: list[int] = json.loads(f"[{_UPPER_END.sub('', body[::-1])[::-1]}]")
@@ -242,10 +293,7 @@ def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
         or his[-1] > MAX_ID
     ):
         return None
-    if any(map(operator.eq, islice(los, 1, None), map(_succ, his))):
-        # 1,2 or 1-3,4: neighbours merge into one interval
-        return coalesce(zip(los, his, strict=True))
-    return tuple(zip(los, his, strict=True))
+    return los, his
 
 
 def _scan_ids(body: str) -> list[int] | None:

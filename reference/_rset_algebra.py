@@ -9,7 +9,7 @@ import functools
 import operator
 from collections.abc import Callable, Sequence
 
-from flux_conformance.reference._rset_model import Children, ResourceSet, Run
+from flux_conformance.reference._rset_model import Children, PropertySets, ResourceSet, Run
 from flux_conformance.reference._rset_read import _fail
 from flux_conformance.reference.idset import IdSet
 
@@ -113,33 +113,71 @@ def _with_properties(
     names = dict.fromkeys(name for src in sources for name in src.properties)
     props: dict[str, IdSet] = {}
     bits: dict[str | None, int] = {}
-    if trim and len(rs.ranks.intervals) > 1 and all(src.small for src in sources):
+    bitwise = all(src.small for src in sources)
+    keep = None
+    if trim and bitwise and len(rs.ranks.intervals) > 1:
         # Scattered properties cut to scattered ranks: one C operation per property on int
         # bitsets, where interval merges would step through thousands of intervals.  (Cut to
         # one span of ranks, an interval list is only bisected at the span's two ends.)
         keep = bits[None] = rs.rank_bits()
-        for name in names:
-            holders = [src for src in sources if name in src.properties]
-            merged = functools.reduce(operator.or_, [src.property_bits(name) for src in holders])
-            cut = merged & keep
-            if not cut:
-                continue
-            bits[name] = cut
-            # A set that the cut left whole is the one already decoded.
-            whole = len(holders) == 1 and cut == merged
-            props[name] = holders[0].properties[name] if whole else IdSet.from_bits(cut)
-    else:
-        ranks = rs.ranks
-        for name in names:
-            found = functools.reduce(
-                IdSet.union, [src.properties[name] for src in sources if name in src.properties]
-            )
+    held: dict[str, IdSet | None] = {}  # every result property; None where bits hold it
+    texts: dict[str, str] = {}
+    for name in names:
+        holders = [src for src in sources if name in src.properties]
+        passing = None if trim or len(holders) > 1 else holders[0].properties
+        if isinstance(passing, PropertySets) and passing.bits(name) is not None:
+            # One holder, nothing to cut: the bits (and text) pass on as they are.
+            pass
+        elif keep is None and (len(holders) == 1 or not (bitwise and _many(holders, name))):
+            sets = [src.properties[name] for src in holders]
+            found = functools.reduce(IdSet.union, sets)
             if trim:
-                found = found & ranks
+                found = found & rs.ranks
             if found.intervals:
-                props[name] = found
-    result = ResourceSet(rs.runs, rs.hostnames, props, rs.starttime, rs.expiration)
+                held[name] = props[name] = found
+            continue
+        merged = functools.reduce(operator.or_, [src.property_bits(name) for src in holders])
+        if keep is None and trim:
+            keep = bits[None] = rs.rank_bits()
+        cut = merged if keep is None else merged & keep
+        if not cut:
+            continue
+        bits[name] = cut
+        held[name] = None
+        if len(holders) == 1 and cut == merged:
+            # The set passes whole: it keeps the text it was read from.
+            text = _known_text(holders[0], name)
+            if text is not None:
+                texts[name] = text
+    bitsets = {name: bits[name] for name, ids in held.items() if ids is None}
+    result = ResourceSet(
+        rs.runs, rs.hostnames, PropertySets(held, bitsets, texts), rs.starttime, rs.expiration
+    )
     return result._keep_bits(bits)
+
+
+def _many(holders: Sequence[ResourceSet], name: str) -> bool:
+    """Whether merging ``name`` over ``holders`` is cheaper on bitsets than on intervals."""
+    for src in holders:
+        props = src.properties
+        if isinstance(props, PropertySets) and props.bits(name) is not None:
+            return True  # (held as bits already: decoding it would cost more)
+        if len(props[name].intervals) > _FEW_INTERVALS:
+            return True
+    return False
+
+
+def _known_text(src: ResourceSet, name: str) -> str | None:
+    props = src.properties
+    return props.source_text(name) if isinstance(props, PropertySets) else None
+
+
+#: Merging sets of more intervals than this goes through their bitsets (small ranks only).
+_FEW_INTERVALS = 64
+
+
+def _size(ids: IdSet) -> int:
+    return len(ids.intervals)
 
 
 def _union_children(x: Children | None, y: Children | None) -> Children | None:

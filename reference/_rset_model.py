@@ -27,6 +27,7 @@ __all__ = [
     "Children",
     "Number",
     "Path",
+    "PropertySets",
     "ResourceSet",
     "Run",
     "_run_starts",
@@ -64,6 +65,60 @@ def property_name_problem(name: str) -> str | None:
         # Lone surrogates survive JSON decoding but are not UTF-8.
         return f"property name {name!r} is not valid UTF-8"
     return None
+
+
+class PropertySets(Mapping[str, IdSet]):
+    """Property name -> its ranks, where some sets are held as int bitsets until asked for.
+
+    Reading scattered properties and merging them in set operations work on bitsets; most
+    results are only written back out, so a set is decoded (once) when it is looked up, and
+    :meth:`text` writes a set without decoding it when the text it was read from is canonical.
+    """
+
+    def __init__(
+        self, sets: Mapping[str, IdSet | None], bits: Mapping[str, int], texts: Mapping[str, str]
+    ) -> None:
+        # ``sets`` names every property in order; None where only ``bits`` holds the set.
+        self._sets = dict(sets)
+        self._bits = bits
+        self._texts = texts
+
+    def __getitem__(self, name: str) -> IdSet:
+        ids = self._sets[name]
+        if ids is None:
+            ids = self._sets[name] = IdSet.from_bits(self._bits[name])
+            text = self._texts.get(name)
+            if text is not None:
+                ids._remember_text(text)
+        return ids
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._sets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sets)
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def bits(self, name: str) -> int | None:
+        """The bitset of ``name`` if it is held as one, else None."""
+        return self._bits.get(name)
+
+    def source_text(self, name: str) -> str | None:
+        """The text ``name``'s set was read from, if it was (not necessarily canonical)."""
+        return self._texts.get(name)
+
+    def text(self, name: str) -> str:
+        """The canonical RFC 22 text of ``name``'s ranks."""
+        text = self._texts.get(name)
+        if self._sets[name] is None and text is not None:
+            # Canonical text has one element per interval (and no brackets); an interval
+            # starts where the bits change from 0 to 1.
+            bits = self._bits[name]
+            if text[0] != "[" and text.count(",") + 1 == (bits & ~(bits << 1)).bit_count():
+                return text
+        return self[name].encode()
 
 
 #: One run: the inclusive rank interval ``lo..hi`` whose ranks all hold ``children``.
@@ -160,6 +215,8 @@ class ResourceSet:
     def property_bits(self, name: str) -> int:
         """The ranks with property ``name`` as an int bitset (once; :attr:`small` sets only)."""
         bits = self._bits.get(name)
+        if bits is None and isinstance(self.properties, PropertySets):
+            bits = self.properties.bits(name)
         if bits is None:
             bits = self._bits[name] = self.property(name).to_bits()
         return bits
@@ -256,14 +313,18 @@ class ResourceSet:
             "nodelist": [hostlist.encode(list(self.hostnames))] if self.hostnames else [],
         }
         if self.properties:
-            execution["properties"] = {
-                name: ids.encode() for name, ids in sorted(self.properties.items())
-            }
+            props = self.properties
+            text = props.text if isinstance(props, PropertySets) else _encoder(props)
+            execution["properties"] = {name: text(name) for name in sorted(props)}
         if self.starttime is not None:
             execution["starttime"] = self.starttime
         if self.expiration is not None:
             execution["expiration"] = self.expiration
         return {"version": 1, "execution": execution}
+
+
+def _encoder(props: Mapping[str, IdSet]) -> Callable[[str], str]:
+    return lambda name: props[name].encode()
 
 
 def _encode_spans(spans: list[tuple[int, int]]) -> str:

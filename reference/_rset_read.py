@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flux_conformance.reference import hostlist
+from flux_conformance.reference._idset_codec import decode_bits
 from flux_conformance.reference._limits import MAX_EXPANSION
 from flux_conformance.reference._rset_children import small_bits
 from flux_conformance.reference._rset_model import (
@@ -21,6 +22,7 @@ from flux_conformance.reference._rset_model import (
     Children,
     Number,
     Path,
+    PropertySets,
     ResourceSet,
     Run,
     _segments,
@@ -302,43 +304,70 @@ def _read_nodelist(value: Any, path: Path) -> list[str]:
 
 def _read_properties(
     value: Any, ranks: IdSet, path: Path
-) -> tuple[dict[str, IdSet], dict[str | None, int]]:
+) -> tuple[Mapping[str, IdSet], dict[str | None, int]]:
     """Read the properties, which may name ranks of R_lite only.
 
     Also returns, when the ranks are scattered and small enough, their int bitsets (under
     each property's name; the ranks' own under ``None``).
     """
     table = _object(value, path, "properties")
-    out: dict[str, IdSet] = {}
     last = ranks.last()
     # Scattered ranks: checked over a bitset of the ranks, each property takes one C operation
     # (and its bitset is kept for set operations); otherwise a bisection per interval, or
     # just a look at the ends when the ranks are one span.
     scattered = len(ranks.intervals) > 1 and last is not None and last < BITSET_LIMIT
-    bits: dict[str | None, int] = {None: ranks.to_bits()} if scattered else {}
-    inside = None if scattered else ranks.subset_test()
+    if not scattered:
+        inside = ranks.subset_test()
+        out: dict[str, IdSet] = {}
+        for name, raw in table.items():
+            ids = _property(name, raw, path)
+            if not inside(ids):
+                raise _missing_ranks(name, ids, ranks, path)
+            if ids.intervals:
+                out[name] = ids
+        return out, {}
+    assert last is not None  # (for mypy: scattered ranks are not empty)
+    held = ranks.to_bits()
+    bits: dict[str | None, int] = {None: held}
+    sets: dict[str, IdSet | None] = {}
+    texts: dict[str, str] = {}
     for name, raw in table.items():
-        problem = property_name_problem(name)
-        if problem:
-            raise _fail(problem, (*path, name))
-        ids = _idset(raw, (*path, name), f"property {name!r}")
-        if inside is not None:
-            ok = inside(ids)
-        elif not ids.intervals:
-            ok = True
-        elif ids.intervals[-1][1] > (last or 0):
-            ok = False
-        else:
-            found = bits[name] = ids.to_bits()
-            ok = found & ~bits[None] == 0
-        if not ok:
-            raise _fail(
-                f"property {name!r} names ranks {(ids - ranks).encode()} that R_lite lacks",
-                (*path, name),
-            )
-        if ids.intervals:
-            out[name] = ids
-    return out, bits
+        # A long list is read straight into a bitset (the usual scattered property); any
+        # other text is decoded in full, which also explains an error.
+        found = decode_bits(raw, last + 1) if type(raw) is str else None
+        if found is None:
+            ids = _property(name, raw, path)
+            if ids.intervals and ids.intervals[-1][1] > last:
+                raise _missing_ranks(name, ids, ranks, path)
+            found = ids.to_bits()
+            if ids.intervals:
+                sets[name] = ids
+        elif found:
+            problem = property_name_problem(name)
+            if problem:
+                raise _fail(problem, (*path, name))
+            sets[name] = None
+            texts[name] = raw
+        if found & ~held:
+            raise _missing_ranks(name, _idset(raw, (*path, name), name), ranks, path)
+        if found:
+            bits[name] = found
+    names = {name: bits[name] for name in sets}
+    return PropertySets(sets, names, texts), bits
+
+
+def _property(name: str, raw: Any, path: Path) -> IdSet:
+    """One property's name checked and its idset decoded."""
+    problem = property_name_problem(name)
+    if problem:
+        raise _fail(problem, (*path, name))
+    return _idset(raw, (*path, name), f"property {name!r}")
+
+
+def _missing_ranks(name: str, ids: IdSet, ranks: IdSet, path: Path) -> InvalidError:
+    return _fail(
+        f"property {name!r} names ranks {(ids - ranks).encode()} that R_lite lacks", (*path, name)
+    )
 
 
 def _check_graph(value: Any, path: Path, warnings: list[str]) -> None:

@@ -44,6 +44,7 @@ from typing import Any
 
 from flux_conformance.reference._idset_codec import (
     Interval,
+    bits_of_ends,
     coalesce,
     decode_ids,
     encode_intervals,
@@ -176,6 +177,11 @@ class IdSet:
         bits as the largest id, so never call it on a set reaching towards 2**64.
         """
         return _to_bits(self.intervals) if self.intervals else 0
+
+    def _remember_text(self, text: str) -> None:
+        """Note RFC 22 text known to decode to this set (encode() uses it if canonical)."""
+        if self.intervals and self._text is None:  # (never on the shared empty set)
+            object.__setattr__(self, "_text", text)
 
     # -- encoding -----------------------------------------------------------------------------
 
@@ -360,15 +366,7 @@ _succ = (1).__add__
 
 def _to_bits(intervals: tuple[Interval, ...]) -> int:
     """The set as a Python int whose bit ``i`` is set when id ``i`` is in it."""
-    # Build the binary digits lowest id first ("0" per gap, "1" per id) with C-level maps,
-    # then let int() read them, reversed, in linear time.
-    los = list(map(_lower, intervals))
-    ends = list(map(_succ, map(_upper, intervals)))
-    gaps = map(operator.sub, los, chain((0,), ends))
-    spans = map(operator.sub, ends, los)
-    zeros, ones = map("0".__mul__, gaps), map("1".__mul__, spans)
-    digits = "".join(chain.from_iterable(zip(zeros, ones, strict=True)))
-    return int(digits[::-1], 2)
+    return bits_of_ends(list(map(_lower, intervals)), list(map(_succ, map(_upper, intervals))))
 
 
 def _from_bits(bits: int) -> IdSet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 import pytest
@@ -366,3 +367,29 @@ def test_wide_property_blocks_decode_per_rank() -> None:
     assert {row["rank"]: row["properties"] for row in rows} == want
     rows[0]["properties"].append("mutated")
     assert rows[1]["properties"] == ["a"]  # every rank has its own list
+
+
+def _scattered_model(seed: int, span: tuple[int, int]) -> Model:
+    """Hundreds of scattered ranks, each with its own cores, and properties of many intervals."""
+    rng = random.Random(seed)
+    out: Model = {}
+    for rank in range(*span):
+        if rng.random() < 0.6:
+            cores = frozenset(c for c in range(12) if rng.random() < 0.5) or frozenset({0})
+            gpus = frozenset({4095, 4096}) if rng.random() < 0.05 else frozenset()
+            props = frozenset(n for n in ("ssd", "gpu", "big") if rng.random() < 0.4)
+            out[rank] = (cores, gpus, f"h{rank}", props)
+    return out
+
+
+@pytest.mark.parametrize("op", ["union", "diff", "intersect"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_set_operations_on_scattered_allocations_match_a_per_rank_model(op: str, seed: int) -> None:
+    # Properties of hundreds of intervals on each side take the bitset merges.
+    a, b = _scattered_model(seed, (0, 900)), _scattered_model(seed + 100, (300, 1200))
+    func = {"union": rset.union, "diff": rset.difference, "intersect": rset.intersection}[op]
+    left = rset.load(rset.encode(to_rows(a)))[0]
+    right = rset.load(rset.encode(to_rows(b)))[0]
+    assert min(len(ids.intervals) for ids in left.properties.values()) > 64
+    result = func(left, right).to_json()
+    assert rset.decode(result) == to_rows(naive(a, b, op))
