@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import operator
 import re
+from collections import deque
 from collections.abc import Iterable
-from itertools import chain, islice
+from itertools import islice, repeat
 
 from flux_conformance.reference._limits import MAX_ID, MAX_ID_DIGITS, check_text_length
 from flux_conformance.reference._speed import gc_paused
@@ -251,18 +252,37 @@ def decode_bits(text: str, width: int) -> int | None:
     ends = _scan_ends(text)
     if ends is None or ends[1][-1] >= width:
         return None
-    return bits_of_ends(ends[0], list(map(_succ, ends[1])))
+    return bits_of_ends(*ends)
 
 
-def bits_of_ends(los: list[int], ends: list[int]) -> int:
-    """The int whose bits ``lo .. end - 1`` are set for each pair (ascending, apart)."""
-    # Build the binary digits lowest id first ("0" per gap, "1" per id) with C-level maps,
-    # then let int() read them, reversed, in linear time.
-    gaps = map(operator.sub, los, chain((0,), ends))
-    spans = map(operator.sub, ends, los)
-    zeros, ones = map("0".__mul__, gaps), map("1".__mul__, spans)
-    digits = "".join(chain.from_iterable(zip(zeros, ones, strict=True)))
-    return int(digits[::-1], 2)
+def bits_of_ends(los: list[int], his: list[int]) -> int:
+    """The int whose bits ``lo .. hi`` are set for each pair (ascending; neighbours may touch).
+
+    Each interval flips membership on at ``lo`` and off just above ``hi``: those edges are
+    scattered into two byte arrays in C (one each, so that an interval starting where the
+    previous one stopped cancels out when they are combined), read as binary digits, and a
+    prefix XOR (log2(width) shifts of the whole int) turns the edges into the members.
+    """
+    width = his[-1] + 2
+    starts = bytearray(width)
+    deque(map(starts.__setitem__, los, repeat(1)), maxlen=0)
+    stops = bytearray(width)
+    deque(map(memoryview(stops)[1:].__setitem__, his, repeat(1)), maxlen=0)
+    edges = _binary(starts) ^ _binary(stops)
+    shift = 1
+    while shift < width:
+        edges ^= edges << shift
+        shift <<= 1
+    return edges & ((1 << width) - 1)
+
+
+#: Bytes 0 and 1 to the digits "0" and "1".
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def _binary(flags: bytearray) -> int:
+    """The int whose bit ``i`` is ``flags[i]`` (each 0 or 1)."""
+    return int(flags.translate(_DIGITS)[::-1], 2)
 
 
 def _scan_ends(body: str) -> tuple[list[int], list[int]] | None:

@@ -366,7 +366,7 @@ _succ = (1).__add__
 
 def _to_bits(intervals: tuple[Interval, ...]) -> int:
     """The set as a Python int whose bit ``i`` is set when id ``i`` is in it."""
-    return bits_of_ends(list(map(_lower, intervals)), list(map(_succ, map(_upper, intervals))))
+    return bits_of_ends(list(map(_lower, intervals)), list(map(_upper, intervals)))
 
 
 def _from_bits(bits: int) -> IdSet:
