@@ -27,7 +27,7 @@ import operator
 import re
 from collections import deque
 from collections.abc import Iterable
-from itertools import islice, repeat
+from itertools import accumulate, islice, repeat
 
 from flux_conformance.reference._limits import MAX_ID, MAX_ID_DIGITS, check_text_length
 from flux_conformance.reference._speed import gc_paused
@@ -39,7 +39,9 @@ __all__ = [
     "coalesce",
     "decode_bits",
     "decode_ids",
+    "encode_bits",
     "encode_intervals",
+    "ends_of_bits",
     "parse",
 ]
 
@@ -274,6 +276,29 @@ def bits_of_ends(los: list[int], his: list[int]) -> int:
         edges ^= edges << shift
         shift <<= 1
     return edges & ((1 << width) - 1)
+
+
+def ends_of_bits(bits: int) -> tuple[list[int], list[int]]:
+    """The lower and upper ends of the runs of set bits in ``bits`` (a positive int)."""
+    # Bit i of ``edges`` is set where membership changes between ids i - 1 and i: at each
+    # interval's lo and just after its hi, alternately.  Their positions come from the gaps
+    # between the "1" digits, summed up in C by accumulate().
+    edges = format(bits ^ (bits << 1), "b")[::-1]
+    gaps = edges.split("1")
+    ones = list(accumulate(map(_succ, map(len, islice(gaps, len(gaps) - 1)))))
+    los = list(map((-1).__add__, islice(ones, 0, None, 2)))
+    his = list(map((-2).__add__, islice(ones, 1, None, 2)))
+    return los, his
+
+
+def encode_bits(bits: int) -> str:
+    """The canonical RFC 22 text of the ids whose bits are set in ``bits`` (``""`` for 0)."""
+    if not bits:
+        return ""
+    los, his = ends_of_bits(bits)
+    return ",".join(
+        [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(los, his, strict=True)]
+    )
 
 
 #: Bytes 0 and 1 to the digits "0" and "1".

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flux_conformance.reference import hostlist
+from flux_conformance.reference._idset_codec import encode_bits
 from flux_conformance.reference._rset_children import Children
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.idset import IdSet
@@ -33,6 +34,7 @@ __all__ = [
     "_run_starts",
     "_segments",
     "property_name_problem",
+    "ranks_of",
 ]
 
 #: Characters RFC 20 ("Execution", properties) forbids in a property name.
@@ -118,7 +120,8 @@ class PropertySets(Mapping[str, IdSet]):
             bits = self._bits[name]
             if text[0] != "[" and text.count(",") + 1 == (bits & ~(bits << 1)).bit_count():
                 return text
-        return self[name].encode()
+        ids = self._sets[name]
+        return encode_bits(self._bits[name]) if ids is None else ids.encode()
 
 
 #: One run: the inclusive rank interval ``lo..hi`` whose ranks all hold ``children``.
@@ -151,13 +154,7 @@ class ResourceSet:
     def ranks(self) -> IdSet:
         """Every rank of the set (computed once)."""
         if not self._ranks:
-            spans: list[tuple[int, int]] = []
-            for lo, hi, _ in self.runs:
-                if spans and spans[-1][1] == lo - 1:
-                    spans[-1] = (spans[-1][0], hi)
-                else:
-                    spans.append((lo, hi))
-            self._ranks.append(IdSet(tuple(spans)))
+            self._ranks.append(ranks_of(self.runs))
         return self._ranks[0]
 
     def __len__(self) -> int:
@@ -325,6 +322,17 @@ class ResourceSet:
 
 def _encoder(props: Mapping[str, IdSet]) -> Callable[[str], str]:
     return lambda name: props[name].encode()
+
+
+def ranks_of(runs: Iterable[Run]) -> IdSet:
+    """The ranks of sorted, disjoint runs."""
+    spans: list[tuple[int, int]] = []
+    for lo, hi, _ in runs:
+        if spans and spans[-1][1] == lo - 1:
+            spans[-1] = (spans[-1][0], hi)
+        else:
+            spans.append((lo, hi))
+    return IdSet(tuple(spans))
 
 
 def _encode_spans(spans: list[tuple[int, int]]) -> str:

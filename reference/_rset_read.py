@@ -27,6 +27,7 @@ from flux_conformance.reference._rset_model import (
     Run,
     _segments,
     property_name_problem,
+    ranks_of,
 )
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
@@ -483,7 +484,7 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
             f"nodelist names {len(hosts)} hosts but R_lite has {count} distinct ranks",
             (*path, "nodelist"),
         )
-    ranks = IdSet.from_intervals((lo, hi) for lo, hi, _ in runs)
+    ranks = ranks_of(runs)
     props, bits = _read_properties(ex.get("properties", {}), ranks, (*path, "properties"))
     return ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)._keep_bits(bits)
 

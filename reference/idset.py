@@ -39,7 +39,7 @@ import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, islice
+from itertools import chain, islice
 from typing import Any
 
 from flux_conformance.reference._idset_codec import (
@@ -48,6 +48,7 @@ from flux_conformance.reference._idset_codec import (
     coalesce,
     decode_ids,
     encode_intervals,
+    ends_of_bits,
     parse,
 )
 from flux_conformance.reference._limits import MAX_ID, check_expansion
@@ -373,14 +374,7 @@ def _from_bits(bits: int) -> IdSet:
     """The set whose ids are the bits set in ``bits`` (the inverse of :func:`_to_bits`)."""
     if not bits:
         return _EMPTY
-    # Bit i of ``edges`` is set where membership changes between ids i - 1 and i: at each
-    # interval's lo and just after its hi, alternately.  Their positions come from the gaps
-    # between the "1" digits, summed up in C by accumulate().
-    edges = format(bits ^ (bits << 1), "b")[::-1]
-    gaps = edges.split("1")
-    ones = list(accumulate(map(_succ, map(len, islice(gaps, len(gaps) - 1)))))
-    los = map((-1).__add__, islice(ones, 0, None, 2))
-    his = map((-2).__add__, islice(ones, 1, None, 2))
+    los, his = ends_of_bits(bits)
     return IdSet._trusted(tuple(zip(los, his, strict=True)))
 
 
