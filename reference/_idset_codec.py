@@ -27,7 +27,7 @@ import operator
 import re
 from collections import deque
 from collections.abc import Iterable
-from itertools import accumulate, islice, repeat
+from itertools import compress, islice, repeat
 
 from flux_conformance.reference._limits import MAX_ID, MAX_ID_DIGITS, check_text_length
 from flux_conformance.reference._speed import gc_paused
@@ -281,14 +281,16 @@ def bits_of_ends(los: list[int], his: list[int]) -> int:
 def ends_of_bits(bits: int) -> tuple[list[int], list[int]]:
     """The lower and upper ends of the runs of set bits in ``bits`` (a positive int)."""
     # Bit i of ``edges`` is set where membership changes between ids i - 1 and i: at each
-    # interval's lo and just after its hi, alternately.  Their positions come from the gaps
-    # between the "1" digits, summed up in C by accumulate().
-    edges = format(bits ^ (bits << 1), "b")[::-1]
-    gaps = edges.split("1")
-    ones = list(accumulate(map(_succ, map(len, islice(gaps, len(gaps) - 1)))))
-    los = list(map((-1).__add__, islice(ones, 0, None, 2)))
-    his = list(map((-2).__add__, islice(ones, 1, None, 2)))
-    return los, his
+    # interval's lo and just after its hi, alternately.  Written lowest bit first as bytes 0
+    # and 1, compress() picks out the positions of the changes in C.
+    edges = format(bits ^ (bits << 1), "b")[::-1].encode("ascii").translate(_FLAGS)
+    where = list(compress(range(len(edges)), edges))
+    his = list(map((-1).__add__, islice(where, 1, None, 2)))
+    return where[0::2], his
+
+
+#: The digits "0" and "1" to bytes 0 and 1.
+_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
 
 
 def encode_bits(bits: int) -> str:
