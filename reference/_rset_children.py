@@ -17,9 +17,9 @@ left to the full idset parser, which also explains any error.
 
 from __future__ import annotations
 
-import itertools
 import operator
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from flux_conformance.reference.idset import IdSet
@@ -34,17 +34,15 @@ Ids = int | IdSet
 # One element of an idset list, ids without leading zeros and below SMALL_ID_LIMIT (4 digits).
 _ELEMENT = re.compile(r"(0|[1-9][0-9]{0,3})(?:-([1-9][0-9]{0,3}))?")
 
-#: Element text -> (its bits, the bit of its lowest id), learnt as elements are met.
-_ELEMENTS: dict[str, tuple[int, int]] = {}
-#: The table stops learning past this many elements (every element of ids below 64 is 2,080).
+#: Element text -> its bits, and -> the bit of its lowest id; learnt as elements are met.
+_BITS: dict[str, int] = {}
+_LOWEST: dict[str, int] = {}
+#: The tables stop learning past this many elements (every element of ids below 64 is 2,080).
 _MAX_ELEMENTS = 1 << 16
-
-_lowest = operator.itemgetter(1)
-_bits_of = operator.itemgetter(0)
 
 
 def _learn(element: str) -> tuple[int, int] | None:
-    """The table entry of one element, or None if it is not a small, well-formed element."""
+    """An element's bits and lowest bit, entered into the tables (None if not small and valid)."""
     match = _ELEMENT.fullmatch(element)
     if match is None:
         return None
@@ -52,10 +50,12 @@ def _learn(element: str) -> tuple[int, int] | None:
     hi = int(match[2]) if match[2] is not None else lo
     if hi >= SMALL_ID_LIMIT or (match[2] is not None and hi <= lo):
         return None
-    entry = ((2 << hi) - (1 << lo), 1 << lo)
-    if len(_ELEMENTS) < _MAX_ELEMENTS:
-        _ELEMENTS[element] = entry
-    return entry
+    if len(_BITS) >= _MAX_ELEMENTS:
+        _BITS.clear()
+        _LOWEST.clear()
+    bits = _BITS[element] = (2 << hi) - (1 << lo)
+    lowest = _LOWEST[element] = 1 << lo
+    return bits, lowest
 
 
 def small_bits(text: str) -> int | None:
@@ -66,20 +66,21 @@ def small_bits(text: str) -> int | None:
     """
     parts = text.split(",")
     try:
-        entries = list(map(_ELEMENTS.__getitem__, parts))
+        values = list(map(_BITS.__getitem__, parts))
+        lowest: Iterable[int] = map(_LOWEST.__getitem__, parts[1:])
     except KeyError:
-        found = [_ELEMENTS.get(part) or _learn(part) for part in parts]
-        if None in found:
+        entries = list(map(_learn, parts))
+        if None in entries:
             return None
-        entries = found  # type: ignore[assignment]
-    # ``seen[k]`` holds the ids of the first k + 1 elements.  Canonical text ascends with a gap
-    # of at least one id between elements: each element's lowest bit lies above twice what
-    # came before it (twice, because the bit just above the previous ids must stay clear).
-    seen: list[int] = list(itertools.accumulate(map(_bits_of, entries), operator.or_))
-    doubled = map(operator.add, seen, seen)
-    if not all(map(operator.lt, doubled, map(_lowest, itertools.islice(entries, 1, None)))):
+        values = [entry[0] for entry in entries]  # type: ignore[index]
+        lowest = (entry[1] for entry in entries[1:])  # type: ignore[index]
+    # Canonical text ascends with a gap of at least one id between neighbouring elements:
+    # each element's lowest bit lies above twice the previous element (twice, because the bit
+    # just above the previous ids must stay clear).  Pairs of neighbours are enough: each
+    # element then starts at least two ids above the top of all the elements before it.
+    if not all(map(operator.lt, map(operator.add, values, values), lowest)):
         return None
-    return seen[-1]
+    return sum(values)
 
 
 def bits_text(bits: int) -> str:

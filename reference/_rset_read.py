@@ -168,7 +168,7 @@ class _Entries:
         self.decoded: dict[str, IdSet] = {}
         self.shared: dict[tuple[Any, Any], Children] = {}
 
-    def _children(self, core: Any, gpu: Any, where: Path) -> Children:
+    def children(self, core: Any, gpu: Any, where: Path) -> Children:
         """The children of one entry's ``core`` and ``gpu`` values (``gpu`` _ABSENT if so)."""
         absent = gpu is _ABSENT
         core_bits = small_bits(core) if type(core) is str else None
@@ -185,14 +185,6 @@ class _Entries:
         # (Both are strings here: anything else failed above.)
         self.shared[core, None if absent else gpu] = children
         return children
-
-    def add_plain(self, rank: int, core: str, where: Path) -> None:
-        """Add ``{"rank": "<rank>", "children": {"core": core}}``, the usual entry."""
-        children = self.shared.get((core, None))
-        if children is None:
-            children = self._children(core, _ABSENT, (*where, "children"))
-        self.pieces.append((rank, rank, len(self.children_of)))
-        self.children_of.append(children)
 
     def add(self, raw: Any, where: Path) -> None:
         """Check one R_lite entry of any form in full and add it."""
@@ -216,7 +208,7 @@ class _Entries:
         if type(core) is str and (gpu is _ABSENT or type(gpu) is str):
             children = self.shared.get((core, None if gpu is _ABSENT else gpu))
         if children is None:
-            children = self._children(core, gpu, (*where, "children"))
+            children = self.children(core, gpu, (*where, "children"))
         k = len(self.children_of)
         self.children_of.append(children)
         self.pieces.extend((lo, hi, k) for lo, hi in ranks.intervals)
@@ -225,8 +217,10 @@ class _Entries:
 def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]:
     entries = _array(value, path, "R_lite")
     read = _Entries(warnings)
+    shared, pieces, children_of = read.shared, read.pieces, read.children_of
     for i, raw in enumerate(entries):
-        # The usual entry, {"rank": "17", "children": {"core": "..."}}, takes a short cut;
+        # The usual entry, {"rank": "17", "children": {"core": "..."}}, takes a short cut
+        # (inline: it runs once per rank of a fragmented R);
         # anything else goes through the full checks, which also explain any error.
         if type(raw) is dict and len(raw) == 2:
             rank = raw.get("rank")
@@ -235,10 +229,15 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
                 type(rank) is str
                 and type(kids) is dict
                 and len(kids) == 1
-                and type(kids.get("core")) is str
+                and type(core := kids.get("core")) is str
                 and _PLAIN_RANK(rank)
             ):
-                read.add_plain(int(rank), kids["core"], (*path, i))
+                children = shared.get((core, None))
+                if children is None:
+                    children = read.children(core, _ABSENT, (*path, i, "children"))
+                value = int(rank)
+                pieces.append((value, value, len(children_of)))
+                children_of.append(children)
                 continue
         read.add(raw, (*path, i))
 
