@@ -43,6 +43,7 @@ __all__ = [
     "encode_intervals",
     "ends_of_bits",
     "parse",
+    "scan_ends",
 ]
 
 Interval = tuple[int, int]
@@ -230,7 +231,7 @@ def _scan_short(body: str) -> tuple[Interval, ...] | None:
 
 def _scan_bulk(body: str) -> tuple[Interval, ...] | None:
     """Decode a long well-formed list in bulk, or return None to let the rules decide."""
-    ends = _scan_ends(body)
+    ends = scan_ends(body)
     if ends is None:
         return None
     los, his = ends
@@ -251,7 +252,7 @@ def decode_bits(text: str, width: int) -> int | None:
     if len(text) < _SHORT_TEXT or _NOT_LIST_BODY.search(text) is not None:
         return None
     check_text_length(text, "idset string")
-    ends = _scan_ends(text)
+    ends = scan_ends(text)
     if ends is None or ends[1][-1] >= width:
         return None
     return bits_of_ends(*ends)
@@ -312,7 +313,7 @@ def _binary(flags: bytearray) -> int:
     return int(flags.translate(_DIGITS)[::-1], 2)
 
 
-def _scan_ends(body: str) -> tuple[list[int], list[int]] | None:
+def scan_ends(body: str) -> tuple[list[int], list[int]] | None:
     """The lower and upper ends of a long well-formed list's elements, or None.
 
     ``body`` holds digits, commas and hyphens only.  Without its ``-hi`` parts it lists every

@@ -35,11 +35,14 @@ ASCII without ``[ ] ,`` (``InvalidError`` otherwise): no hostlist string can den
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flux_conformance.reference._idset_codec import scan_ends
 from flux_conformance.reference._limits import (
     MAX_EXPANSION,
     MAX_ID,
@@ -58,6 +61,8 @@ _FOREIGN_CHAR = re.compile(r"[^\x21-\x7e]")
 _HOST = re.compile(r"[\x21-\x2b\x2d-\x5a\x5c\x5e-\x7e]+")
 _SPECIAL = re.compile(r"[\[\],]")
 _DIGITS = re.compile(r"[0-9]+")
+_upper = operator.itemgetter(1)
+_ID_CHARACTERS = re.compile(r"[0-9,\-]+")
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,25 @@ class Expression:
                 total += (last - first + 1) * max(digits, self.width)
         return total
 
+    @property
+    def length_bound(self) -> int:
+        """At least :attr:`length`, in one pass: every host as long as the longest."""
+        if self.ranges is None:
+            return len(self.prefix)
+        digits = max(self.width, len(str(max(map(_upper, self.ranges)))))
+        return self.size * (len(self.prefix) + len(self.suffix) + digits)
+
     def hosts(self) -> list[str]:
         """Return the host names, in order."""
         if self.ranges is None:
             return [self.prefix]
         prefix, suffix, width = self.prefix, self.suffix, self.width
+        if not width:
+            # (The usual expression, node[...]: one loop over all the ids.)
+            ids = itertools.chain.from_iterable(
+                itertools.starmap(range, ((lo, hi + 1) for lo, hi in self.ranges))
+            )
+            return [f"{prefix}{i}{suffix}" for i in ids]
         out: list[str] = []
         for lo, hi in self.ranges:
             if width:
@@ -186,6 +205,13 @@ def _parse_idlist(text: str, start: int, end: int) -> tuple[tuple[tuple[int, int
     """Parse ``idlist = element { "," element }``; return it and the width its first id fixes."""
     if start == end:
         raise _fail(text, "empty idlist", start - 1, end + 1)
+    body = text[start:end]
+    if _ID_CHARACTERS.fullmatch(body) is not None:
+        # Ascending ids without padding (an R's nodelist: node[1,3-5,...]) are an RFC 22
+        # list, which the idset scanner reads in a few C passes; anything else is None.
+        ends = scan_ends(body)
+        if ends is not None:
+            return tuple(zip(*ends, strict=True)), 0
     ranges: list[tuple[int, int]] = []
     position = start
     width = 0
@@ -233,6 +259,8 @@ def _parse_number(text: str, digits: str, position: int) -> int:
 
 def _check_length(parsed: list[Expression]) -> None:
     """Refuse a list whose host names would hold more than MAX_OUTPUT_LENGTH characters."""
+    if sum(expression.length_bound for expression in parsed) <= MAX_OUTPUT_LENGTH:
+        return
     length = sum(expression.length for expression in parsed)
     if length > MAX_OUTPUT_LENGTH:
         raise LimitError(
@@ -378,6 +406,9 @@ def _start_run(host: str, following: str | None) -> _Run | None:
 
 def encode(hosts: Sequence[str]) -> str:
     """Return a compact RFC 29 string that strictly decodes to ``hosts`` (order, repeats kept)."""
+    numbered = _encode_numbered(hosts)
+    if numbered is not None:
+        return numbered
     for index, host in enumerate(hosts):
         if not isinstance(host, str) or _HOST.fullmatch(host) is None:
             raise InvalidError(
@@ -401,6 +432,37 @@ def encode(hosts: Sequence[str]) -> str:
     if run is not None:
         parts.append(run.render())
     return ",".join(parts)
+
+
+#: A host that is a prefix without digits and a decimal number without leading zeros.
+_NUMBERED_HOST = re.compile(r"([^0-9]*)(?:0|[1-9][0-9]*)")
+#: Numbers of such hosts joined by commas: 1 to MAX_ID_DIGITS digits each.
+_NUMBER = rf"(?:0|[1-9][0-9]{{0,{MAX_ID_DIGITS - 1}}})"
+_NUMBERS = re.compile(rf"{_NUMBER}(?:,{_NUMBER})*")
+
+
+def _encode_numbered(hosts: Sequence[str]) -> str | None:
+    """The usual list in one pass, or None: ``prefix<n>`` hosts, one prefix, n ascending.
+
+    The nodelist of an R is such a list (``node17``, ``node19``, ...), and for it the run
+    encoder below would pick that prefix and that number for every host; checked in bulk,
+    its answer is ``prefix[<the numbers as an idset>]``.
+    """
+    if len(hosts) < 2 or type(hosts[0]) is not str or _HOST.fullmatch(hosts[0]) is None:
+        return None
+    first = _NUMBERED_HOST.fullmatch(hosts[0])
+    if first is None:
+        return None
+    prefix = first[1]
+    if not all(type(host) is str and host.startswith(prefix) for host in hosts):
+        return None
+    numbers = ",".join([host[len(prefix) :] for host in hosts])
+    if _NUMBERS.fullmatch(numbers) is None:
+        return None
+    ids = list(map(int, numbers.split(",")))
+    if ids[-1] > MAX_ID or not all(map(operator.lt, ids, itertools.islice(ids, 1, None))):
+        return None
+    return f"{prefix}[{_render_ids(ids, 0)}]"
 
 
 # -- operations ---------------------------------------------------------------------------------

@@ -192,3 +192,37 @@ def test_decode_never_crashes(text: str) -> None:
     except (ParseError, LimitError):
         return
     assert hostlist.decode(hostlist.encode(hosts)) == hosts
+
+
+@st.composite
+def numbered_lists(draw: st.DrawFn) -> list[str]:
+    """Hosts of one prefix and plain numbers, mostly ascending: the nodelist of an R."""
+    prefix = draw(st.sampled_from(["node", "n", "", "a.b-", "x0y", "n-"]))
+    numbers = draw(st.lists(st.integers(0, 3000), min_size=2, max_size=40))
+    if draw(st.booleans()):
+        numbers = sorted(set(numbers))
+    hosts = [f"{prefix}{n}" for n in numbers]
+    if draw(st.booleans()):
+        index = draw(st.integers(0, len(hosts) - 1))
+        hosts[index] = draw(host_names())
+    return hosts
+
+
+@given(numbered_lists())
+def test_the_numbered_short_cut_answers_as_the_run_encoder(hosts: list[str]) -> None:
+    quick = hostlist._encode_numbered(hosts)
+    if quick is not None:
+        # What the general encoder gives for the same list, with the short cut switched off.
+        saved = hostlist._encode_numbered
+        try:
+            hostlist._encode_numbered = lambda _hosts: None  # type: ignore[assignment]
+            assert quick == hostlist.encode(hosts)
+        finally:
+            hostlist._encode_numbered = saved  # type: ignore[assignment]
+        assert hostlist.decode(quick) == hosts
+
+
+def test_the_numbered_short_cut_covers_nodelists() -> None:
+    assert hostlist._encode_numbered([f"node{i}" for i in (1, 3, 4, 5, 9)]) == "node[1,3-5,9]"
+    for hosts in (["n1", "n1"], ["n2", "n1"], ["n01", "n2"], ["n1", "m2"], ["n1"], ["n1x", "n2x"]):
+        assert hostlist._encode_numbered(hosts) is None
