@@ -6,6 +6,7 @@ Part of :mod:`flux_conformance.reference.rset`, which documents the readings tak
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import operator
 import re
@@ -216,6 +217,9 @@ class _Entries:
 
 def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]:
     entries = _array(value, path, "R_lite")
+    plain = _read_plain(entries)
+    if plain is not None:
+        return plain
     read = _Entries(warnings)
     shared, pieces, children_of = read.shared, read.pieces, read.children_of
     for i, raw in enumerate(entries):
@@ -256,6 +260,48 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
             merged[keys] = children
         runs.append((lo, hi, children))
     return _join_runs(runs)
+
+
+_RANK_AND_CHILDREN = operator.itemgetter("rank", "children")
+_CORE = operator.itemgetter("core")
+#: Plain ranks (see _PLAIN_RANK) joined by commas.
+_PLAIN_RANKS = re.compile(r"(?:0|[1-9][0-9]{0,18})(?:,(?:0|[1-9][0-9]{0,18}))*").fullmatch
+
+
+def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
+    """The runs of an R_lite of plain entries, one rank each, or None for any other R_lite.
+
+    Plain: every entry is ``{"rank": "<rank>", "children": {"core": "<small ids>"}}`` and
+    the ranks ascend (a fragmented allocation, as flux-core writes it).  Anything else is
+    left to the entry-by-entry reader, which also explains any error.
+
+    Each step is one C-level pass over all the entries; only the distinct core lists are
+    looked at one by one.
+    """
+    try:
+        if set(map(len, entries)) != {2}:
+            return None
+        ranks, kids = zip(*map(_RANK_AND_CHILDREN, entries), strict=True)
+        if set(map(type, kids)) != {dict} or set(map(len, kids)) != {1}:
+            return None
+        cores = list(map(_CORE, kids))
+    except (KeyError, TypeError):
+        return None  # an entry that is not an object, or with other keys
+    if set(map(type, ranks)) != {str} or set(map(type, cores)) != {str}:
+        return None
+    joined = ",".join(ranks)
+    if _PLAIN_RANKS(joined) is None or joined.count(",") != len(ranks) - 1:
+        return None  # (a rank string holding a comma names several ranks)
+    ids: list[int] = json.loads(f"[{joined}]")
+    if not all(map(operator.lt, ids, itertools.islice(ids, 1, None))):
+        return None  # out of order or repeated: the general reader sorts and merges
+    table: dict[str, Children] = {}
+    for core in dict.fromkeys(cores):
+        bits = small_bits(core)
+        if bits is None:
+            return None
+        table[core] = Children._small(bits, 0, [core, ""])
+    return _join_runs(zip(ids, ids, map(table.__getitem__, cores), strict=True))
 
 
 def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from flux_conformance.reference import _rset_model, rset
+from flux_conformance.reference import _rset_model, _rset_read, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
@@ -393,3 +393,66 @@ def test_set_operations_on_scattered_allocations_match_a_per_rank_model(op: str,
     assert min(len(ids.intervals) for ids in left.properties.values()) > 64
     result = func(left, right).to_json()
     assert rset.decode(result) == to_rows(naive(a, b, op))
+
+
+_plain_ranks = st.sampled_from(["0", "3", "7", "12", "03", "3,4", "", " 5", "9999999999999999999"])
+_plain_cores = st.sampled_from(["0-3", "0,2-5", "1", "0,1", "[2]", "5000", "", "3-3", "x", "4,2"])
+
+
+@st.composite
+def plain_r_lites(draw: st.DrawFn) -> list[Any]:
+    """R_lite arrays of one-rank entries, now and then bent out of the plain form."""
+    entries: list[Any] = []
+    for rank in sorted(draw(st.sets(st.integers(0, 40), max_size=10))):
+        entry: Any = {"rank": str(rank), "children": {"core": draw(_plain_cores)}}
+        entries.append(entry)
+    if entries and draw(st.booleans()):
+        i = draw(st.integers(0, len(entries) - 1))
+        entries[i] = draw(
+            st.sampled_from(
+                [
+                    {"rank": draw(_plain_ranks), "children": {"core": "0"}},
+                    {"rank": "1", "children": {"core": "0", "gpu": "1"}},
+                    {"rank": "1", "children": {"core": "0"}, "x": 1},
+                    {"rank": 1, "children": {"core": "0"}},
+                    {"rank": "1", "children": {"gpu": "0"}},
+                    {"rank": "1", "children": "0"},
+                    ["1", "0"],
+                ]
+            )
+        )
+    if len(entries) > 1 and draw(st.booleans()):
+        entries.reverse()
+    return entries
+
+
+def _outcome(doc: dict[str, Any]) -> Any:
+    try:
+        return rset.decode(doc), rset.validate(doc)
+    except (InvalidError, LimitError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+@given(plain_r_lites())
+def test_plain_r_lite_short_cut_reads_as_the_entry_reader(entries: list[Any]) -> None:
+    count = len(entries)
+    doc = r_doc([], [f"n[0-{count - 1}]"] if count else [])
+    doc["execution"]["R_lite"] = entries
+    quick = _outcome(doc)
+    saved = _rset_read._read_plain
+    try:
+        _rset_read._read_plain = lambda _entries: None  # type: ignore[assignment]
+        assert _outcome(doc) == quick
+    finally:
+        _rset_read._read_plain = saved  # type: ignore[assignment]
+
+
+def test_plain_r_lite_short_cut_takes_a_fragmented_allocation() -> None:
+    entries = [{"rank": str(r), "children": {"core": f"0-{r % 5 + 1},7"}} for r in range(0, 40, 3)]
+    runs = _rset_read._read_plain(entries)
+    assert runs is not None
+    assert [(lo, hi, c.core_text()) for lo, hi, c in runs] == [
+        (r, r, f"0-{r % 5 + 1},7") for r in range(0, 40, 3)
+    ]
+    for bent in ([*entries[1:], entries[0]], [{"rank": "1,2", "children": {"core": "0"}}]):
+        assert _rset_read._read_plain(bent) is None
