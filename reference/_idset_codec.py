@@ -53,8 +53,8 @@ Interval = tuple[int, int]
 _FOREIGN_CHAR = re.compile(r"[^0-9,\-\[\]]")
 # A text free of these is digits and commas only: at most a list of single ids.
 _NOT_SINGLE_IDS = re.compile(r"[^0-9,]")
-# A text free of these is an unbracketed list (perhaps malformed).
-_NOT_LIST_BODY = re.compile(r"[^0-9,\-]")
+# What is left of an unbracketed list (perhaps malformed) once these are deleted is "".
+_LIST_BODY = str.maketrans("", "", "0123456789,-")
 _UPPER_END = re.compile(r"-[0-9]+")
 # Ids of 1 to 19 digits without leading zeros (all below MAX_ID), only the first may be 0.
 _CANONICAL = re.compile(
@@ -249,7 +249,7 @@ def decode_bits(text: str, width: int) -> int | None:
     None means "not decided here" (short, bracketed, larger ids, or malformed text): the
     caller parses the text, which also explains any error.
     """
-    if len(text) < _SHORT_TEXT or _NOT_LIST_BODY.search(text) is not None:
+    if len(text) < _SHORT_TEXT or text.translate(_LIST_BODY):
         return None
     check_text_length(text, "idset string")
     ends = scan_ends(text)

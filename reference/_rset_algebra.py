@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable, Sequence
 
 from flux_conformance.reference._rset_model import Children, PropertySets, ResourceSet, Run
-from flux_conformance.reference._rset_read import _fail
+from flux_conformance.reference._rset_read import _fail, _join_runs
 from flux_conformance.reference.idset import IdSet
 
 __all__ = [
@@ -25,13 +25,18 @@ __all__ = [
 _Combine = Callable[[Children | None, Children | None], Children | None]
 
 
-def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool) -> ResourceSet:
+def _combine(
+    a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool, sides: tuple[bool, bool]
+) -> ResourceSet:
     """Walk the runs of ``a`` and ``b`` together and combine children segment by segment.
 
     ``how(x, y)`` gets the children of a segment in ``a`` and in ``b`` (``None`` where the
-    segment is absent from that side) and returns the result's, or ``None`` to drop the ranks.
+    segment is absent from that side) and returns the result's, or ``None`` to drop the ranks;
+    ``sides`` tells what it does with a segment of one side alone: keep it (True) or drop it.
     Host names come from ``a`` where it has the rank, otherwise from ``b``.
     """
+    if len(a.runs) == len(a.hostnames) and len(b.runs) == len(b.hostnames):
+        return _combine_ranks(a, b, how, check_hosts=check_hosts, sides=sides)
     runs_a, runs_b = a.runs, b.runs
     count_a, count_b = len(runs_a), len(runs_b)
     # Keyed by identity: runs share their Children objects, which stay alive meanwhile, and
@@ -104,6 +109,46 @@ def _combine(a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool
         emit(lo, hi, None, y, b.hostnames[bt : bt + hi - lo + 1])
         bt += hi - lo + 1
     return ResourceSet(tuple(runs), tuple(hosts), {}, a.starttime, a.expiration)
+
+
+_LOWER: Callable[[Run], int] = operator.itemgetter(0)
+_CHILDREN: Callable[[Run], Children] = operator.itemgetter(2)
+
+
+def _combine_ranks(
+    a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool, sides: tuple[bool, bool]
+) -> ResourceSet:
+    """:func:`_combine` for two sets whose every run is a single rank (fragmented allocations).
+
+    Per rank, with dictionaries and C-level passes: ``how`` is called for the shared ranks
+    only, the ranks of one side alone are kept or dropped whole as ``sides`` says.
+    """
+    kids_a = dict(zip(map(_LOWER, a.runs), map(_CHILDREN, a.runs), strict=True))
+    kids_b = dict(zip(map(_LOWER, b.runs), map(_CHILDREN, b.runs), strict=True))
+    hosts_a = dict(zip(kids_a, a.hostnames, strict=True))
+    hosts_b = dict(zip(kids_b, b.hostnames, strict=True))
+    shared = sorted(kids_a.keys() & kids_b.keys())
+    if check_hosts and list(map(hosts_a.__getitem__, shared)) != list(
+        map(hosts_b.__getitem__, shared)
+    ):
+        raise _fail("the two sets give a rank different host names", ())
+    found: dict[int, Children | None] = {}
+    if sides[0]:
+        found.update(kids_a)
+    if sides[1]:
+        found.update(kids_b)
+    found.update(
+        zip(
+            shared,
+            map(how, map(kids_a.__getitem__, shared), map(kids_b.__getitem__, shared)),
+            strict=True,
+        )
+    )
+    ranks = sorted(rank for rank, kids in found.items() if kids is not None)
+    hosts = tuple(map({**hosts_b, **hosts_a}.__getitem__, ranks))
+    kids = map(found.__getitem__, ranks)
+    runs = _join_runs(zip(ranks, ranks, kids, strict=True))  # type: ignore[arg-type]
+    return ResourceSet(runs, hosts, {}, a.starttime, a.expiration)
 
 
 def _with_properties(
@@ -203,15 +248,18 @@ def _intersect_children(x: Children | None, y: Children | None) -> Children | No
 
 def union(a: ResourceSet, b: ResourceSet) -> ResourceSet:
     """Every (rank, core, GPU) of either set; a rank's properties come from both."""
+    both = _combine(a, b, _union_children, check_hosts=True, sides=(True, True))
     # Every rank of either side stays, so the properties need no trimming to the result.
-    return _with_properties(_combine(a, b, _union_children, check_hosts=True), (a, b), trim=False)
+    return _with_properties(both, (a, b), trim=False)
 
 
 def difference(a: ResourceSet, b: ResourceSet) -> ResourceSet:
     """Return what ``a`` holds and ``b`` does not; ranks left with nothing are dropped."""
-    return _with_properties(_combine(a, b, _diff_children, check_hosts=False), (a,))
+    left = _combine(a, b, _diff_children, check_hosts=False, sides=(True, False))
+    return _with_properties(left, (a,))
 
 
 def intersection(a: ResourceSet, b: ResourceSet) -> ResourceSet:
     """Return what both sets hold; a remaining rank's properties come from both."""
-    return _with_properties(_combine(a, b, _intersect_children, check_hosts=False), (a, b))
+    common = _combine(a, b, _intersect_children, check_hosts=False, sides=(False, False))
+    return _with_properties(common, (a, b))

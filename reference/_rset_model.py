@@ -218,6 +218,12 @@ class ResourceSet:
             bits = self._bits[name] = self.property(name).to_bits()
         return bits
 
+    def _keep_ranks(self, ranks: IdSet) -> ResourceSet:
+        """Remember :attr:`ranks`, already computed from these runs by the reader."""
+        if not self._ranks:
+            self._ranks.append(ranks)
+        return self
+
     def _keep_bits(self, bits: Mapping[str | None, int]) -> ResourceSet:
         """Remember bitsets already computed for this set (by reading or by a set operation)."""
         self._bits.update(bits)

@@ -531,7 +531,8 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
         )
     ranks = ranks_of(runs)
     props, bits = _read_properties(ex.get("properties", {}), ranks, (*path, "properties"))
-    return ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)._keep_bits(bits)
+    result = ResourceSet(tuple(runs), tuple(hosts), props, starttime, expiration)
+    return result._keep_ranks(ranks)._keep_bits(bits)
 
 
 def load(doc: Any) -> tuple[ResourceSet, list[str]]:

@@ -174,9 +174,24 @@ def test_set_operations_refuse_malformed_input(op: str, value: Any) -> None:
         run(op, value)
 
 
-def test_union_refuses_conflicting_host_names() -> None:
-    a = rset.load(r_doc([("0", {"core": "0"})], ["x"]))[0]
-    b = rset.load(r_doc([("0", {"core": "1"})], ["y"]))[0]
+@pytest.mark.parametrize(
+    ("ranks", "other"),
+    [
+        ("0", "0"),  # runs of one rank each: the per-rank merge
+        ("0,2", "1,2"),
+        ("0-3", "2-3"),  # runs of several ranks: the run walk
+        ("0-1", "1"),
+    ],
+)
+def test_union_refuses_conflicting_host_names(ranks: str, other: str) -> None:
+    hosts = {r: f"n{r}" for r in range(6)}
+    a_ranks, b_ranks = IdSet.decode(ranks).to_list(), IdSet.decode(other).to_list()
+    a = rset.load(r_doc([(ranks, {"core": "0"})], [",".join(hosts[r] for r in a_ranks)]))[0]
+    b_hosts = [hosts[r] for r in b_ranks]
+    b = rset.load(r_doc([(other, {"core": "1"})], [",".join(b_hosts)]))[0]
+    assert rset.union(a, b).hostnames == tuple(hosts[r] for r in sorted({*a_ranks, *b_ranks}))
+    b_hosts[-1] = "elsewhere"  # the last rank of b is shared with a in every pair
+    b = rset.load(r_doc([(other, {"core": "1"})], [",".join(b_hosts)]))[0]
     with pytest.raises(InvalidError, match="different host names"):
         rset.union(a, b)
 
