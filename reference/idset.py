@@ -269,7 +269,10 @@ class IdSet:
             return _EMPTY
         if len(b) == 1 or len(a) == 1:
             # One span (all the ranks of an R, often): cut the other set's ends off.
-            (lo, hi), many = (b[0], a) if len(b) == 1 else (a[0], b)
+            (lo, hi), whole = (b[0], self) if len(b) == 1 else (a[0], other)
+            many = whole.intervals
+            if lo <= many[0][0] and many[-1][1] <= hi:
+                return whole  # nothing to cut (and the set keeps the text it came from)
             return _clip(many, lo, hi)
         out: list[Interval] = []
         i = j = 0
