@@ -301,7 +301,12 @@ def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
         if bits is None:
             return None
         table[core] = Children._small(bits, 0, [core, ""])
-    return _join_runs(zip(ids, ids, map(table.__getitem__, cores), strict=True))
+    kids = list(map(table.__getitem__, cores))
+    # Canonical texts of different sets differ, so equal children are the same object here;
+    # when no two neighbours share one, no runs join (every rank holding its own cores).
+    if any(map(operator.is_, kids, itertools.islice(kids, 1, None))):
+        return _join_runs(zip(ids, ids, kids, strict=True))
+    return tuple(zip(ids, ids, kids, strict=True))
 
 
 def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:

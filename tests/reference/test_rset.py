@@ -418,7 +418,10 @@ _plain_cores = st.sampled_from(["0-3", "0,2-5", "1", "0,1", "[2]", "5000", "", "
 def plain_r_lites(draw: st.DrawFn) -> list[Any]:
     """R_lite arrays of one-rank entries, now and then bent out of the plain form."""
     entries: list[Any] = []
-    for rank in sorted(draw(st.sets(st.integers(0, 40), max_size=10))):
+    ranks = draw(st.sets(st.integers(0, 40), max_size=10))
+    if draw(st.booleans()):
+        ranks |= set(range(3, 9))  # neighbours, some of them holding the same cores
+    for rank in sorted(ranks):
         entry: Any = {"rank": str(rank), "children": {"core": draw(_plain_cores)}}
         entries.append(entry)
     if entries and draw(st.booleans()):
@@ -443,7 +446,8 @@ def plain_r_lites(draw: st.DrawFn) -> list[Any]:
 
 def _outcome(doc: dict[str, Any]) -> Any:
     try:
-        return rset.decode(doc), rset.validate(doc)
+        # The runs too: both readers keep them maximal (neighbours with equal children joined).
+        return rset.decode(doc), rset.validate(doc), rset.load(doc)[0].runs
     except (InvalidError, LimitError) as exc:
         return type(exc).__name__, str(exc)
 
