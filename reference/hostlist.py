@@ -122,13 +122,9 @@ class Expression:
                 itertools.starmap(range, ((lo, hi + 1) for lo, hi in self.ranges))
             )
             return [f"{prefix}{i}{suffix}" for i in ids]
-        out: list[str] = []
-        for lo, hi in self.ranges:
-            if width:
-                out.extend([f"{prefix}{i:0{width}d}{suffix}" for i in range(lo, hi + 1)])
-            else:
-                out.extend([f"{prefix}{i}{suffix}" for i in range(lo, hi + 1)])
-        return out
+        return [
+            f"{prefix}{i:0{width}d}{suffix}" for lo, hi in self.ranges for i in range(lo, hi + 1)
+        ]
 
 
 # -- the parser ---------------------------------------------------------------------------------
