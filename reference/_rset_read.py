@@ -301,12 +301,12 @@ def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
         if bits is None:
             return None
         table[core] = Children._small(bits, 0, [core, ""])
-    kids = list(map(table.__getitem__, cores))
+    held = list(map(table.__getitem__, cores))
     # Canonical texts of different sets differ, so equal children are the same object here;
     # when no two neighbours share one, no runs join (every rank holding its own cores).
-    if any(map(operator.is_, kids, itertools.islice(kids, 1, None))):
-        return _join_runs(zip(ids, ids, kids, strict=True))
-    return tuple(zip(ids, ids, kids, strict=True))
+    if any(map(operator.is_, held, itertools.islice(held, 1, None))):
+        return _join_runs(zip(ids, ids, held, strict=True))
+    return tuple(zip(ids, ids, held, strict=True))
 
 
 def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:
