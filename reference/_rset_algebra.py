@@ -156,7 +156,6 @@ def _with_properties(
 ) -> ResourceSet:
     """``rs`` with the properties of ``sources`` merged, restricted to its ranks if ``trim``."""
     names = dict.fromkeys(name for src in sources for name in src.properties)
-    props: dict[str, IdSet] = {}
     bits: dict[str | None, int] = {}
     bitwise = all(src.small for src in sources)
     keep = None
@@ -179,7 +178,7 @@ def _with_properties(
             if trim:
                 found = found & rs.ranks
             if found.intervals:
-                held[name] = props[name] = found
+                held[name] = found
             continue
         merged = functools.reduce(operator.or_, [src.property_bits(name) for src in holders])
         if keep is None and trim:
@@ -219,10 +218,6 @@ def _known_text(src: ResourceSet, name: str) -> str | None:
 
 #: Merging sets of more intervals than this goes through their bitsets (small ranks only).
 _FEW_INTERVALS = 64
-
-
-def _size(ids: IdSet) -> int:
-    return len(ids.intervals)
 
 
 def _union_children(x: Children | None, y: Children | None) -> Children | None:
