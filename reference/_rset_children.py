@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from flux_conformance.reference.idset import IdSet
@@ -186,24 +186,28 @@ class Children:
 
     def union(self, other: Children) -> Children:
         """The cores and GPUs of either."""
-        x, y = self, other
-        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
-        if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
-            return Children._small(a | b, c | d, [None, None])
-        return Children(x.cores | y.cores, x.gpus | y.gpus)
+        return self._combined(other, operator.or_, IdSet.union)
 
     def difference(self, other: Children) -> Children:
         """The cores and GPUs of this one that ``other`` lacks."""
-        x, y = self, other
-        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
-        if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
-            return Children._small(a & ~b, c & ~d, [None, None])
-        return Children(x.cores - y.cores, x.gpus - y.gpus)
+        return self._combined(other, _and_not, IdSet.difference)
 
     def intersection(self, other: Children) -> Children:
         """The cores and GPUs both hold."""
-        x, y = self, other
-        a, b, c, d = x.core_ids, y.core_ids, x.gpu_ids, y.gpu_ids
+        return self._combined(other, operator.and_, IdSet.intersection)
+
+    def _combined(
+        self,
+        other: Children,
+        on_bits: Callable[[int, int], int],
+        on_sets: Callable[[IdSet, IdSet], IdSet],
+    ) -> Children:
+        """Cores with cores and GPUs with GPUs: as bitsets when all four are, else as IdSets."""
+        a, b, c, d = self.core_ids, other.core_ids, self.gpu_ids, other.gpu_ids
         if isinstance(a, int) and isinstance(b, int) and isinstance(c, int) and isinstance(d, int):
-            return Children._small(a & b, c & d, [None, None])
-        return Children(x.cores & y.cores, x.gpus & y.gpus)
+            return Children._small(on_bits(a, b), on_bits(c, d), [None, None])
+        return Children(on_sets(self.cores, other.cores), on_sets(self.gpus, other.gpus))
+
+
+def _and_not(x: int, y: int) -> int:
+    return x & ~y
