@@ -42,6 +42,7 @@ __all__ = [
     "encode_bits",
     "encode_intervals",
     "ends_of_bits",
+    "is_canonical",
     "parse",
     "scan_ends",
 ]
@@ -292,6 +293,16 @@ def ends_of_bits(bits: int) -> tuple[list[int], list[int]]:
 
 #: The digits "0" and "1" to bytes 0 and 1.
 _FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def is_canonical(text: str, intervals: int) -> bool:
+    """Whether ``text``, which decodes to a set of ``intervals`` intervals, is its canonical text.
+
+    The decoders refuse ``3-3``, leading zeros and disorder, so decoded text is canonical
+    unless it has brackets or elements that merged (``1,2``, ``1-3,4``): one element per
+    interval.
+    """
+    return text[0] != "[" and text.count(",") + 1 == intervals
 
 
 def encode_bits(bits: int) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from flux_conformance.reference import hostlist
-from flux_conformance.reference._idset_codec import encode_bits
+from flux_conformance.reference._idset_codec import encode_bits, is_canonical
 from flux_conformance.reference._rset_children import Children
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.idset import IdSet
@@ -89,9 +89,6 @@ class PropertySets(Mapping[str, IdSet]):
         ids = self._sets[name]
         if ids is None:
             ids = self._sets[name] = IdSet.from_bits(self._bits[name])
-            text = self._texts.get(name)
-            if text is not None:
-                ids._remember_text(text)
         return ids
 
     def __contains__(self, name: object) -> bool:
@@ -115,10 +112,9 @@ class PropertySets(Mapping[str, IdSet]):
         """The canonical RFC 22 text of ``name``'s ranks."""
         text = self._texts.get(name)
         if self._sets[name] is None and text is not None:
-            # Canonical text has one element per interval (and no brackets); an interval
-            # starts where the bits change from 0 to 1.
+            # (An interval starts at each bit set whose lower neighbour is clear.)
             bits = self._bits[name]
-            if text[0] != "[" and text.count(",") + 1 == (bits & ~(bits << 1)).bit_count():
+            if is_canonical(text, (bits & ~(bits << 1)).bit_count()):
                 return text
         ids = self._sets[name]
         return encode_bits(self._bits[name]) if ids is None else ids.encode()

@@ -49,6 +49,7 @@ from flux_conformance.reference._idset_codec import (
     decode_ids,
     encode_intervals,
     ends_of_bits,
+    is_canonical,
     parse,
 )
 from flux_conformance.reference._limits import MAX_ID, check_expansion
@@ -179,11 +180,6 @@ class IdSet:
         """
         return _to_bits(self.intervals) if self.intervals else 0
 
-    def _remember_text(self, text: str) -> None:
-        """Note RFC 22 text known to decode to this set (encode() uses it if canonical)."""
-        if self.intervals and self._text is None:  # (never on the shared empty set)
-            object.__setattr__(self, "_text", text)
-
     # -- encoding -----------------------------------------------------------------------------
 
     def encode(self, *, brackets: bool = False) -> str:
@@ -193,9 +189,7 @@ class IdSet:
         text = self._text
         if text is not None and self._canonical:
             return text
-        # Decoded text in which no element merged into another and without brackets is
-        # canonical already (the parser refuses ``3-3``, leading zeros and disorder).
-        if text is None or text[0] == "[" or text.count(",") != len(self.intervals) - 1:
+        if text is None or not is_canonical(text, len(self.intervals)):
             text = encode_intervals(self.intervals)
         object.__setattr__(self, "_text", text)
         object.__setattr__(self, "_canonical", True)
