@@ -168,11 +168,12 @@ def _with_properties(
     texts: dict[str, str] = {}
     for name in names:
         holders = [src for src in sources if name in src.properties]
-        passing = None if trim or len(holders) > 1 else holders[0].properties
-        if isinstance(passing, PropertySets) and passing.bits(name) is not None:
-            # One holder, nothing to cut: the bits (and text) pass on as they are.
-            pass
-        elif keep is None and (len(holders) == 1 or not (bitwise and _many(holders, name))):
+        one = len(holders) == 1
+        # A set held as bits that passes uncut (one holder, nothing to trim) stays bits, and
+        # keeps its text; other sets merge as intervals unless they are many (or scattered
+        # ranks cut them), where one C operation on bitsets does the merge.
+        whole = one and not trim and _held_as_bits(holders[0], name)
+        if keep is None and not whole and (one or not (bitwise and _many(holders, name))):
             sets = [src.properties[name] for src in holders]
             found = functools.reduce(IdSet.union, sets)
             if trim:
@@ -188,7 +189,7 @@ def _with_properties(
             continue
         bits[name] = cut
         held[name] = None
-        if len(holders) == 1 and cut == merged:
+        if one and cut == merged:
             # The set passes whole: it keeps the text it was read from.
             text = _known_text(holders[0], name)
             if text is not None:
@@ -203,12 +204,17 @@ def _with_properties(
 def _many(holders: Sequence[ResourceSet], name: str) -> bool:
     """Whether merging ``name`` over ``holders`` is cheaper on bitsets than on intervals."""
     for src in holders:
-        props = src.properties
-        if isinstance(props, PropertySets) and props.bits(name) is not None:
-            return True  # (held as bits already: decoding it would cost more)
-        if len(props[name].intervals) > _FEW_INTERVALS:
+        if _held_as_bits(src, name):
+            return True  # (decoding it would cost more)
+        if len(src.properties[name].intervals) > _FEW_INTERVALS:
             return True
     return False
+
+
+def _held_as_bits(src: ResourceSet, name: str) -> bool:
+    """Whether ``src`` holds property ``name`` as a bitset (read from a long list)."""
+    props = src.properties
+    return isinstance(props, PropertySets) and props.bits(name) is not None
 
 
 def _known_text(src: ResourceSet, name: str) -> str | None:
