@@ -33,6 +33,7 @@ __all__ = [
     "Run",
     "_run_starts",
     "_segments",
+    "bits_pay",
     "property_name_problem",
     "ranks_of",
 ]
@@ -48,6 +49,25 @@ _HOSTNAME_CHARACTERS = frozenset(chr(c) for c in range(0x21, 0x7F)) - frozenset(
 #: Sets of ranks below this are handled as int bitsets (an int of this many bits is 512 KiB),
 #: so that set operations on scattered ranks are single C operations.
 BITSET_LIMIT = 1 << 22
+#: ...when they are dense enough: a bitset costs work in proportion to the largest rank, an
+#: interval list in proportion to its intervals (each a Python step, some hundred times a
+#: bit's C cost).  Ranks below BITSET_FLOOR always qualify (a few microseconds an operation);
+#: above it, the largest rank may be at most RANKS_PER_BIT times the number of ranks.
+BITSET_FLOOR = 1 << 16
+RANKS_PER_BIT = 64
+
+
+def bits_pay(ranks: IdSet) -> bool:
+    """Whether sets of these ranks (an R's) are handled as int bitsets rather than intervals.
+
+    A few hundred ranks numbered in the millions would make every property a bitset of
+    millions of bits; such sparse sets stay interval lists.
+    """
+    last = ranks.last()
+    if last is None or last < BITSET_FLOOR:
+        return True
+    return last < BITSET_LIMIT and last < RANKS_PER_BIT * ranks.size
+
 
 Path = tuple[str | int, ...]
 Number = int | float
@@ -194,9 +214,8 @@ class ResourceSet:
 
     @property
     def small(self) -> bool:
-        """Whether every rank is below :data:`BITSET_LIMIT` (sets of ranks fit int bitsets)."""
-        last = self.ranks.last()
-        return last is None or last < BITSET_LIMIT
+        """Whether sets of this set's ranks are handled as int bitsets (:func:`bits_pay`)."""
+        return bits_pay(self.ranks)
 
     def rank_bits(self) -> int:
         """:attr:`ranks` as an int bitset (computed once; only for a :attr:`small` set)."""

@@ -19,7 +19,6 @@ from flux_conformance.reference._limits import MAX_EXPANSION
 from flux_conformance.reference._rset_children import small_bits
 from flux_conformance.reference._rset_model import (
     _EMPTY,
-    BITSET_LIMIT,
     Children,
     Number,
     Path,
@@ -27,6 +26,7 @@ from flux_conformance.reference._rset_model import (
     ResourceSet,
     Run,
     _segments,
+    bits_pay,
     property_name_problem,
     ranks_of,
 )
@@ -366,7 +366,7 @@ def _read_properties(
     # Scattered ranks: checked over a bitset of the ranks, each property takes one C operation
     # (and its bitset is kept for set operations); otherwise a bisection per interval, or
     # just a look at the ends when the ranks are one span.
-    scattered = len(ranks.intervals) > 1 and last is not None and last < BITSET_LIMIT
+    scattered = len(ranks.intervals) > 1 and last is not None and bits_pay(ranks)
     if not scattered:
         inside = ranks.subset_test()
         out: dict[str, IdSet] = {}

@@ -475,3 +475,49 @@ def test_plain_r_lite_short_cut_takes_a_fragmented_allocation() -> None:
     ]
     for bent in ([*entries[1:], entries[0]], [{"rank": "1,2", "children": {"core": "0"}}]):
         assert _rset_read._read_plain(bent) is None
+
+
+# -- when sets of ranks are int bitsets -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ranks", "bits"),
+    [
+        ("", True),  # no ranks
+        ("0,65535", True),  # below the floor, however sparse
+        ("0-69999", True),  # dense past the floor
+        ("1000000-1015873", True),  # the largest rank just under 64 times the number of ranks
+        ("1000000-1015872", False),  # one rank fewer: exactly 64 times, over the line
+        ("4000000,4000003,4000006", False),  # a few ranks numbered in the millions
+        (f"0-{_rset_model.BITSET_LIMIT}", False),  # dense, but past the limit
+    ],
+)
+def test_bits_pay_on_dense_ranks_only(ranks: str, bits: bool) -> None:
+    assert _rset_model.bits_pay(IdSet.decode(ranks)) is bits
+
+
+def _sparse(first: int) -> dict[str, Any]:
+    ranks = [first + 3 * i for i in range(200)]
+    listed = ",".join(map(str, ranks))
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [{"rank": listed, "children": {"core": "0"}}],
+            "nodelist": [f"n[{listed}]"],
+            "properties": {"ssd": ",".join(map(str, ranks[::2]))},  # over 512 characters
+        },
+    }
+
+
+def test_sparse_ranks_in_the_millions_stay_interval_lists() -> None:
+    # 200 ranks up to 4,000,597 as bitsets would make each property a 4-million-bit int
+    # (0.4.0 took seconds to decode such an R); as interval lists the answers are the same.
+    far, near = rset.load(_sparse(4_000_000))[0], rset.load(_sparse(0))[0]
+    assert not far.small
+    assert near.small
+    assert not isinstance(far.properties, _rset_model.PropertySets)
+    assert isinstance(near.properties, _rset_model.PropertySets)
+    assert far.property("ssd") == IdSet.from_ids(r + 4_000_000 for r in near.property("ssd"))
+    assert [item["properties"] for item in rset.decode(_sparse(4_000_000))] == [
+        item["properties"] for item in rset.decode(_sparse(0))
+    ]
