@@ -50,11 +50,12 @@ _HOSTNAME_CHARACTERS = frozenset(chr(c) for c in range(0x21, 0x7F)) - frozenset(
 #: so that set operations on scattered ranks are single C operations.
 BITSET_LIMIT = 1 << 22
 #: ...when they are dense enough: a bitset costs work in proportion to the largest rank, an
-#: interval list in proportion to its intervals (each a Python step, some hundred times a
-#: bit's C cost).  Ranks below BITSET_FLOOR always qualify (a few microseconds an operation);
-#: above it, the largest rank may be at most RANKS_PER_BIT times the number of ranks.
+#: interval list in proportion to its intervals (each a Python step).  Ranks below
+#: BITSET_FLOOR always qualify (a few microseconds an operation); above it, the largest rank
+#: may be at most RANKS_PER_BIT times the number of ranks (with one rank in 32 held, decoding,
+#: cutting and matching 64 properties cost about the same either way).
 BITSET_FLOOR = 1 << 16
-RANKS_PER_BIT = 64
+RANKS_PER_BIT = 32
 
 
 def bits_pay(ranks: IdSet) -> bool:

@@ -486,8 +486,8 @@ def test_plain_r_lite_short_cut_takes_a_fragmented_allocation() -> None:
         ("", True),  # no ranks
         ("0,65535", True),  # below the floor, however sparse
         ("0-69999", True),  # dense past the floor
-        ("1000000-1015873", True),  # the largest rank just under 64 times the number of ranks
-        ("1000000-1015872", False),  # one rank fewer: exactly 64 times, over the line
+        ("1000000-1032258", True),  # the largest rank just under 32 times the number of ranks
+        ("1000000-1032257", False),  # one rank fewer: over the line
         ("4000000,4000003,4000006", False),  # a few ranks numbered in the millions
         (f"0-{_rset_model.BITSET_LIMIT}", False),  # dense, but past the limit
     ],
