@@ -13,6 +13,7 @@ property lists.  Kept as int bitsets, such sets cost work in proportion to the l
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,38 @@ R_SPARSE = _sparse_r(4_000_000)
 R_SPARSE_B = _sparse_r(4_000_001)
 
 
+def _scattered_r(seed: int = 3) -> tuple[dict[str, Any], dict[str, Any]]:
+    """10,000 ranks scattered below 4,000,000, 48 cores each, 64 properties each on a random
+    two fifths of them; and every other one of those ranks with 24 cores and the properties
+    cut to them."""
+    rnd = random.Random(seed)
+    ranks = sorted(rnd.sample(range(4_000_000), 10_000))
+
+    def listed(ids: list[int]) -> str:
+        return ",".join(map(str, ids))
+
+    props = {f"p{k}": [r for r in ranks if rnd.random() < 0.4] for k in range(64)}
+    half = ranks[::2]
+    kept = set(half)
+
+    def doc(ids: list[int], cores: str, names: dict[str, list[int]]) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "execution": {
+                "R_lite": [{"rank": listed(ids), "children": {"core": cores}}],
+                "nodelist": [f"n[{listed(ids)}]"],
+                "properties": {name: listed(on) for name, on in names.items()},
+            },
+        }
+
+    cut = {name: [r for r in on if r in kept] or half[:1] for name, on in props.items()}
+    return doc(ranks, "0-47", props), doc(half, "0-23", cut)
+
+
+R_SCATTERED, R_SCATTERED_HALF = _scattered_r()
+SCATTERED_MATCH = {"and": [_p("p1", "^p2"), {"not": [_p("p3")]}]}
+
+
 BENCHES = [
     Bench(
         "constraint.match: 20 terms, 16,384 ranks, 64 properties",
@@ -151,6 +184,18 @@ BENCHES = [
         "constraint.match: 20 terms over the sparse R",
         lambda: run("constraint.match", {"constraint": CONSTRAINT, "R": R_SPARSE}),
         target=0.050,
+    ),
+    Bench(
+        "R.decode of 10,000 ranks scattered below 4,000,000, 64 properties",
+        lambda: run("R.decode", R_SCATTERED),
+    ),
+    Bench(
+        "R.diff of that R minus every other rank's half",
+        lambda: run("R.diff", {"a": R_SCATTERED, "b": R_SCATTERED_HALF}),
+    ),
+    Bench(
+        "constraint.match: 3 property terms over that R",
+        lambda: run("constraint.match", {"constraint": SCATTERED_MATCH, "R": R_SCATTERED}),
     ),
 ]
 
