@@ -6,6 +6,7 @@ every case file included), and the subprocess transport under twice the in-proce
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -37,9 +38,23 @@ def _whole_run(impl: str) -> float:
     return time.perf_counter() - start
 
 
+def _serve_command() -> str:
+    """``flux-conformance serve``: the script beside this Python (its venv) if there is one,
+    so that the figure does not depend on PATH; else the one on PATH."""
+    beside = Path(sys.executable).with_name("flux-conformance")
+    if beside.is_file():
+        return f"exec:{beside} serve"
+    if shutil.which("flux-conformance") is None:
+        raise SystemExit(
+            "bench_suite: flux-conformance is not installed beside this Python or on PATH"
+        )
+    return "exec:flux-conformance serve"
+
+
 def benches() -> list[Bench]:
     """The suite figures; the subprocess target is twice the measured in-process time."""
     inproc = min(_whole_run("reference") for _ in range(3))
+    serve = _serve_command()
     n = len(load_suite().cases)
     return [
         Bench(
@@ -50,7 +65,7 @@ def benches() -> list[Bench]:
         ),
         Bench(
             f"whole suite via exec:flux-conformance serve (target 2 x {inproc * 1000:.0f} ms)",
-            lambda: _whole_run("exec:flux-conformance serve"),
+            lambda: _whole_run(serve),
             target=2 * inproc,
             repeat=3,
         ),
