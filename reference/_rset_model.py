@@ -52,8 +52,8 @@ BITSET_LIMIT = 1 << 22
 #: ...when they are dense enough: a bitset costs work in proportion to the largest rank, an
 #: interval list in proportion to its intervals (each a Python step).  Ranks below
 #: BITSET_FLOOR always qualify (a few microseconds an operation); above it, the largest rank
-#: may be at most RANKS_PER_BIT times the number of ranks (with one rank in 32 held, decoding,
-#: cutting and matching 64 properties cost about the same either way).
+#: may be at most RANKS_PER_BIT times the number of ranks (measured: when one number in 32
+#: is a rank, decoding, cutting and matching 64 properties cost about the same either way).
 BITSET_FLOOR = 1 << 16
 RANKS_PER_BIT = 32
 
