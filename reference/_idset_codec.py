@@ -248,15 +248,39 @@ def decode_bits(text: str, width: int) -> int | None:
     """The bitset of a long, well-formed, unbracketed list of ids below ``width``, or None.
 
     None means "not decided here" (short, bracketed, larger ids, or malformed text): the
-    caller parses the text, which also explains any error.
+    caller parses the text, which also explains any error.  One ``json.loads`` reads every
+    id, the order is checked in one pass, and the bits come from the elements' edges
+    scattered into byte arrays (as in :func:`bits_of_ends`, without building the ends).
     """
     if len(text) < _SHORT_TEXT or text.translate(_LIST_BODY):
         return None
     check_text_length(text, "idset string")
-    ends = scan_ends(text)
-    if ends is None or ends[1][-1] >= width:
+    try:
+        # Each range's upper end as a negative number: 3,5-7 reads as [3, 5, -7].
+        flat: list[int] = json.loads(f"[{text.replace('-', ',-')}]")
+    except ValueError:
+        return None  # malformed, or an id too long for int()
+    ids = list(map(abs, flat))
+    # Strictly ascending magnitudes: every range goes up and every element starts above the
+    # one before (touching allowed); JSON has refused empty elements, stray hyphens and
+    # leading zeros.  A range's lower end is the number just before a negative one.
+    if not all(map(operator.lt, ids, islice(ids, 1, None))) or ids[-1] >= width:
         return None
-    return bits_of_ends(*ends)
+    range_los = list(compress(flat, map((0).__gt__, islice(flat, 1, None))))
+    if range_los and min(range_los) < 0:
+        return None  # two upper ends in a row (1-2-3)
+    size = ids[-1] + 2
+    # Lower ends scatter into the first half of one byte array, upper ends (negative
+    # indexes) into the second half, read back to front.
+    flags = bytearray(2 * size + 1)
+    deque(map(flags.__setitem__, flat, repeat(1)), maxlen=0)
+    lows = _binary(flags[:size])
+    highs = int(flags[size + 1 :].translate(_DIGITS), 2) << 2  # bit hi + 1 of each range
+    marks = bytearray(size + 1)
+    deque(map(marks.__setitem__, range_los, repeat(1)), maxlen=0)
+    # Every element toggles membership at lo and at lo + 1; a range moves its second toggle
+    # from lo + 1 to hi + 1.
+    return _members(lows ^ (lows << 1) ^ (_binary(marks) << 1) ^ highs, size)
 
 
 def bits_of_ends(los: list[int], his: list[int]) -> int:
@@ -272,7 +296,11 @@ def bits_of_ends(los: list[int], his: list[int]) -> int:
     deque(map(starts.__setitem__, los, repeat(1)), maxlen=0)
     stops = bytearray(width)
     deque(map(memoryview(stops)[1:].__setitem__, his, repeat(1)), maxlen=0)
-    edges = _binary(starts) ^ _binary(stops)
+    return _members(_binary(starts) ^ _binary(stops), width)
+
+
+def _members(edges: int, width: int) -> int:
+    """The ids below ``width`` at or above an odd number of ``edges`` (a prefix XOR)."""
     shift = 1
     while shift < width:
         edges ^= edges << shift
