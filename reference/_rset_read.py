@@ -303,10 +303,15 @@ def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
         table[core] = Children._small(bits, 0, [core, ""])
     held = list(map(table.__getitem__, cores))
     # Canonical texts of different sets differ, so equal children are the same object here;
-    # when no two neighbours share one, no runs join (every rank holding its own cores).
-    if any(map(operator.is_, held, itertools.islice(held, 1, None))):
+    # when no two consecutive ranks share one, no runs join (every rank holding its own cores).
+    shared = map(operator.is_, held, itertools.islice(held, 1, None))
+    consecutive = map(operator.eq, map(_succ, ids), itertools.islice(ids, 1, None))
+    if any(map(operator.and_, shared, consecutive)):
         return _join_runs(zip(ids, ids, held, strict=True))
     return tuple(zip(ids, ids, held, strict=True))
+
+
+_succ = (1).__add__
 
 
 def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:
