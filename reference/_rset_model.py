@@ -33,6 +33,7 @@ __all__ = [
     "Run",
     "_run_starts",
     "_segments",
+    "_succ",
     "bits_pay",
     "property_name_problem",
     "ranks_of",

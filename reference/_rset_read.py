@@ -26,6 +26,7 @@ from flux_conformance.reference._rset_model import (
     ResourceSet,
     Run,
     _segments,
+    _succ,
     bits_pay,
     property_name_problem,
     ranks_of,
@@ -145,7 +146,8 @@ def _merge_children(parts: Sequence[Children], path: Path) -> Children:
 
 #: A rank written as one plain decimal id of at most 19 digits (so below MAX_ID): the form
 #: flux-core gives every rank of a fragmented allocation, read without the idset parser.
-_PLAIN_RANK = re.compile(r"0|[1-9][0-9]{0,18}").fullmatch
+_RANK = r"(?:0|[1-9][0-9]{0,18})"
+_PLAIN_RANK = re.compile(_RANK).fullmatch
 _LOWER = operator.itemgetter(0)
 _UPPER = operator.itemgetter(1)
 
@@ -265,7 +267,7 @@ def _read_r_lite(value: Any, path: Path, warnings: list[str]) -> tuple[Run, ...]
 _RANK_AND_CHILDREN = operator.itemgetter("rank", "children")
 _CORE = operator.itemgetter("core")
 #: Plain ranks (see _PLAIN_RANK) joined by commas.
-_PLAIN_RANKS = re.compile(r"(?:0|[1-9][0-9]{0,18})(?:,(?:0|[1-9][0-9]{0,18}))*").fullmatch
+_PLAIN_RANKS = re.compile(rf"{_RANK}(?:,{_RANK})*").fullmatch
 
 
 def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
@@ -309,9 +311,6 @@ def _read_plain(entries: list[Any]) -> tuple[Run, ...] | None:
     if any(map(operator.and_, shared, consecutive)):
         return _join_runs(zip(ids, ids, held, strict=True))
     return tuple(zip(ids, ids, held, strict=True))
-
-
-_succ = (1).__add__
 
 
 def _layers(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, IdSet]]:
