@@ -249,8 +249,8 @@ def decode_bits(text: str, width: int) -> int | None:
 
     None means "not decided here" (short, bracketed, larger ids, or malformed text): the
     caller parses the text, which also explains any error.  One ``json.loads`` reads every
-    id, the order is checked in one pass, and the bits come from the elements' edges
-    scattered into byte arrays (as in :func:`bits_of_ends`, without building the ends).
+    id, and the bits come from byte arrays and a few operations on whole ints, never a
+    Python step per element.
     """
     if len(text) < _SHORT_TEXT or text.translate(_LIST_BODY):
         return None
@@ -261,66 +261,68 @@ def decode_bits(text: str, width: int) -> int | None:
     except ValueError:
         return None  # malformed, or an id too long for int()
     ids = list(map(abs, flat))
-    # Strictly ascending magnitudes: every range goes up and every element starts above the
-    # one before (touching allowed); JSON has refused empty elements, stray hyphens and
-    # leading zeros.  A range's lower end is the number just before a negative one.
-    if not all(map(operator.lt, ids, islice(ids, 1, None))) or ids[-1] >= width:
+    # The magnitudes must ascend strictly: in order here (sorting a sorted list is one C
+    # pass), and no two equal (counted below).  JSON has refused empty elements, stray
+    # hyphens and leading zeros.
+    if sorted(ids) != ids or ids[-1] >= width:
         return None
-    range_los = list(compress(flat, map((0).__gt__, islice(flat, 1, None))))
-    if range_los and min(range_los) < 0:
-        return None  # two upper ends in a row (1-2-3)
-    size = ids[-1] + 2
-    # Lower ends scatter into the first half of one byte array, upper ends (negative
-    # indexes) into the second half, read back to front.
-    flags = bytearray(2 * size + 1)
+    size = ids[-1] + 1
+    # Lower ends scatter into the first half of a byte array, upper ends (negative indexes)
+    # into the second.  Both halves are read with id 0 as the top bit, so that the carries
+    # below run from a range's upper end down to its lower end.
+    flags = bytearray(2 * size)
     deque(map(flags.__setitem__, flat, repeat(1)), maxlen=0)
-    lows = _binary(flags[:size])
-    highs = int(flags[size + 1 :].translate(_DIGITS), 2) << 2  # bit hi + 1 of each range
-    marks = bytearray(size + 1)
-    deque(map(marks.__setitem__, range_los, repeat(1)), maxlen=0)
-    # Every element toggles membership at lo and at lo + 1; a range moves its second toggle
-    # from lo + 1 to hi + 1.
-    return _members(lows ^ (lows << 1) ^ (_binary(marks) << 1) ^ highs, size)
+    lows = int(flags[:size].translate(_DIGITS), 2)
+    highs = int(flags[size:][::-1].translate(_DIGITS), 2) >> 1
+    if lows & highs or lows.bit_count() + highs.bit_count() != len(flat):
+        return None  # an id written twice (3,3 or 1-3,3)
+    # A carry started just past each upper end runs through the ids strictly inside its
+    # range (neither end of any element) and stops on the first end it meets, which must
+    # be the range's lower end: it flips exactly the ids a range adds to its two ends.
+    gaps = ((1 << size) - 1) & ~(lows | highs)
+    inside = ((highs << 1) + gaps) ^ gaps
+    if inside & highs:
+        return None  # a carry stopped on an upper end: two in a row (1-2-3)
+    return int(format(lows | highs | inside, f"0{size}b")[::-1], 2)
 
 
 def bits_of_ends(los: list[int], his: list[int]) -> int:
     """The int whose bits ``lo .. hi`` are set for each pair (ascending; neighbours may touch).
 
-    Each interval flips membership on at ``lo`` and off just above ``hi``: those edges are
-    scattered into two byte arrays in C (one each, so that an interval starting where the
-    previous one stopped cancels out when they are combined), read as binary digits, and a
-    prefix XOR (log2(width) shifts of the whole int) turns the edges into the members.
+    An interval's bits are ``2**(hi + 1) - 2**lo``: the lower ends and the ids just past the
+    upper ends are scattered into two byte arrays in C, read as binary digits, and one
+    subtraction of the two ints sums those differences (each array has every bit once, so
+    an interval starting where the previous one stopped is no special case).
     """
     width = his[-1] + 2
     starts = bytearray(width)
     deque(map(starts.__setitem__, los, repeat(1)), maxlen=0)
     stops = bytearray(width)
     deque(map(memoryview(stops)[1:].__setitem__, his, repeat(1)), maxlen=0)
-    return _members(_binary(starts) ^ _binary(stops), width)
-
-
-def _members(edges: int, width: int) -> int:
-    """The ids below ``width`` at or above an odd number of ``edges`` (a prefix XOR)."""
-    shift = 1
-    while shift < width:
-        edges ^= edges << shift
-        shift <<= 1
-    return edges & ((1 << width) - 1)
+    return _binary(stops) - _binary(starts)
 
 
 def ends_of_bits(bits: int) -> tuple[list[int], list[int]]:
     """The lower and upper ends of the runs of set bits in ``bits`` (a positive int)."""
-    # Bit i of ``edges`` is set where membership changes between ids i - 1 and i: at each
-    # interval's lo and just after its hi, alternately.  Written lowest bit first as bytes 0
-    # and 1, compress() picks out the positions of the changes in C.
-    edges = format(bits ^ (bits << 1), "b")[::-1].encode("ascii").translate(_FLAGS)
-    where = list(compress(range(len(edges)), edges))
-    his = list(map((-1).__add__, islice(where, 1, None, 2)))
-    return where[0::2], his
+    # The lowest bit of each run, and the highest, written lowest bit first as bytes 0 and 1:
+    # compress() picks out their positions in C, from a list of positions made once (walking
+    # a range would make a new int for every id, set or not).
+    starts = _flags(bits & ~(bits << 1))
+    stops = _flags(bits & ~(bits >> 1))
+    # (The highest bit is a run's top: ``stops`` is the longer of the two.)
+    positions = _POSITIONS if len(stops) <= len(_POSITIONS) else range(len(stops))
+    return list(compress(positions, starts)), list(compress(positions, stops))
+
+
+def _flags(bits: int) -> bytes:
+    """Bytes 0 and 1, one per bit of ``bits``, lowest bit first (up to the highest set bit)."""
+    return format(bits, "b")[::-1].encode("ascii").translate(_FLAGS)
 
 
 #: The digits "0" and "1" to bytes 0 and 1.
 _FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+#: Positions 0, 1, 2...: enough for every set held as a bitset but the widest.
+_POSITIONS = list(range(1 << 16))
 
 
 def is_canonical(text: str, intervals: int) -> bool:
