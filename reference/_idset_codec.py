@@ -35,6 +35,7 @@ from flux_conformance.reference.errors import LimitError, ParseError
 
 __all__ = [
     "Interval",
+    "bit_flags",
     "bits_of_ends",
     "coalesce",
     "decode_bits",
@@ -307,14 +308,14 @@ def ends_of_bits(bits: int) -> tuple[list[int], list[int]]:
     # The lowest bit of each run, and the highest, written lowest bit first as bytes 0 and 1:
     # compress() picks out their positions in C, from a list of positions made once (walking
     # a range would make a new int for every id, set or not).
-    starts = _flags(bits & ~(bits << 1))
-    stops = _flags(bits & ~(bits >> 1))
+    starts = bit_flags(bits & ~(bits << 1))
+    stops = bit_flags(bits & ~(bits >> 1))
     # (The highest bit is a run's top: ``stops`` is the longer of the two.)
     positions = _POSITIONS if len(stops) <= len(_POSITIONS) else range(len(stops))
     return list(compress(positions, starts)), list(compress(positions, stops))
 
 
-def _flags(bits: int) -> bytes:
+def bit_flags(bits: int) -> bytes:
     """Bytes 0 and 1, one per bit of ``bits``, lowest bit first (up to the highest set bit)."""
     return format(bits, "b")[::-1].encode("ascii").translate(_FLAGS)
 

@@ -12,10 +12,11 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, TypeVar
 
 from flux_conformance.reference import hostlist
-from flux_conformance.reference._idset_codec import encode_bits, is_canonical
+from flux_conformance.reference._idset_codec import bit_flags, encode_bits, is_canonical
 from flux_conformance.reference._rset_children import Children
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.idset import IdSet
@@ -275,44 +276,95 @@ class ResourceSet:
             return self._to_ranks()
 
     def _to_ranks(self) -> list[dict[str, Any]]:
-        names = self._property_names()
+        names = iter(self._property_names())
+        hostnames = iter(self.hostnames)
         out: list[dict[str, Any]] = []
-        index = 0
-        hostnames = self.hostnames
         for lo, hi, children in self.runs:
             cores = children.core_text()
             gpus = children.gpu_text()
-            for rank in range(lo, hi + 1):
+            # (zip stops on the exhausted range before taking from the other two.)
+            for rank, hostname, properties in zip(
+                range(lo, hi + 1), hostnames, names, strict=False
+            ):
                 out.append(
                     {
                         "rank": rank,
-                        "hostname": hostnames[index],
+                        "hostname": hostname,
                         "cores": cores,
                         "gpus": gpus,
-                        "properties": list(names[index]),
+                        "properties": list(properties),
                     }
                 )
-                index += 1
         return out
 
-    def _property_names(self) -> list[list[str]] | list[tuple[str, ...]]:
-        """The sorted property names of each rank, in rank order (copied by the caller)."""
-        intervals = sum(len(ids.intervals) for ids in self.properties.values())
-        if intervals * 2 < len(self.hostnames):
+    def _property_names(self) -> Iterable[Iterable[str]]:
+        """The sorted property names of each rank, in rank order (each copied by the caller)."""
+        count = len(self.hostnames)
+        names = sorted(self.properties)
+        if not names:
+            return itertools.repeat((), count)
+        if sum(map(self._intervals_of, names)) * 2 < count:
             # Properties in wide blocks: sweep their segments, sharing one tuple per segment.
-            out: list[tuple[str, ...]] = [()] * len(self.hostnames)
-            layers = sorted(self.properties.items())
+            out: list[tuple[str, ...]] = [()] * count
+            layers = [(name, self.properties[name]) for name in names]
             for lo, hi, keys in _segments(layers):
                 first = next(self.positions(IdSet(((lo, lo),))))
                 out[first : first + hi - lo + 1] = [keys] * (hi - lo + 1)
             return out
-        # Scattered properties: append each name to the list of every rank that has it,
-        # looping in C.
-        names: list[list[str]] = [[] for _ in self.hostnames]
-        for name, ids in sorted(self.properties.items()):
-            lists = map(names.__getitem__, self.positions(ids))
-            collections.deque(map(list.append, lists, itertools.repeat(name)), maxlen=0)
-        return names
+        if sum(map(self._members_of, names)) * _CELLS_PER_MEMBER >= count * len(names):
+            # Scattered properties on many ranks: a table of one byte per rank and property
+            # (each property's column written by one slice assignment), then each rank's row
+            # picks its names out in C.
+            table = bytearray(count * len(names))
+            for column, name in enumerate(names):
+                table[column :: len(names)] = self._rank_flags(name)
+            width = len(names)
+            rows = map(
+                table.__getitem__,
+                map(slice, range(0, len(table), width), range(width, len(table) + width, width)),
+            )
+            return map(compress, itertools.repeat(names), rows)
+        # Scattered properties on few ranks: append each name to the list of every rank that
+        # has it, looping in C.
+        lists: list[list[str]] = [[] for _ in self.hostnames]
+        for name in names:
+            holders = map(lists.__getitem__, self.positions(self.properties[name]))
+            collections.deque(map(list.append, holders, itertools.repeat(name)), maxlen=0)
+        return lists
+
+    def _intervals_of(self, name: str) -> int:
+        """How many intervals property ``name`` has (counted on its bits if it is held so)."""
+        bits = self._held_bits(name)
+        if bits is None:
+            return len(self.properties[name].intervals)
+        return (bits & ~(bits << 1)).bit_count()
+
+    def _members_of(self, name: str) -> int:
+        """How many ranks have property ``name``."""
+        bits = self._held_bits(name)
+        return self.properties[name].size if bits is None else bits.bit_count()
+
+    def _held_bits(self, name: str) -> int | None:
+        props = self.properties
+        return props.bits(name) if isinstance(props, PropertySets) else None
+
+    def _rank_flags(self, name: str) -> bytes | bytearray:
+        """Byte ``i`` is 1 where the ``i``-th smallest rank has property ``name``, else 0."""
+        count = len(self.hostnames)
+        bits = self._held_bits(name)
+        if bits is None:
+            flags = bytearray(count)
+            collections.deque(
+                map(flags.__setitem__, self.positions(self.properties[name]), itertools.repeat(1)),
+                maxlen=0,
+            )
+            return flags
+        ranks = self.ranks.intervals
+        if len(ranks) == 1:
+            flags = bit_flags(bits >> ranks[0][0])
+        else:
+            flags = bytes(compress(bit_flags(bits), bit_flags(self.rank_bits())))
+        return flags + bytes(count - len(flags))
 
     def to_json(self) -> dict[str, Any]:
         """Return an R document (version 1, execution only) describing this set."""
@@ -410,6 +462,9 @@ def _segments(layers: Sequence[tuple[K, IdSet]]) -> list[tuple[int, int, tuple[K
 
 
 _succ = (1).__add__
+#: A table of one byte per rank and property pays when at least one cell in this many is
+#: set: filling a cell is a C step, appending a name to a rank's list a Python call.
+_CELLS_PER_MEMBER = 16
 _LOWER: Callable[[tuple[int, int]], int] = operator.itemgetter(0)
 _UPPER: Callable[[tuple[int, int]], int] = operator.itemgetter(1)
 

@@ -362,16 +362,16 @@ def _read_properties(
 ) -> tuple[Mapping[str, IdSet], dict[str | None, int]]:
     """Read the properties, which may name ranks of R_lite only.
 
-    Also returns, when the ranks are scattered and small enough, their int bitsets (under
-    each property's name; the ranks' own under ``None``).
+    Also returns, when the ranks are small enough (:func:`bits_pay`), their int bitsets
+    (under each property's name; the ranks' own under ``None``).
     """
     table = _object(value, path, "properties")
     last = ranks.last()
-    # Scattered ranks: checked over a bitset of the ranks, each property takes one C operation
-    # (and its bitset is kept for set operations); otherwise a bisection per interval, or
-    # just a look at the ends when the ranks are one span.
-    scattered = len(ranks.intervals) > 1 and last is not None and bits_pay(ranks)
-    if not scattered:
+    # Small ranks: a long property list is read straight into a bitset (kept for set
+    # operations and matching), and checked against the ranks' bitset in one C operation;
+    # otherwise a bisection per interval, or just a look at the ends when the ranks are
+    # one span.
+    if last is None or not bits_pay(ranks):
         inside = ranks.subset_test()
         out: dict[str, IdSet] = {}
         for name, raw in table.items():
@@ -381,7 +381,6 @@ def _read_properties(
             if ids.intervals:
                 out[name] = ids
         return out, {}
-    assert last is not None  # (for mypy: scattered ranks are not empty)
     held = ranks.to_bits()
     bits: dict[str | None, int] = {None: held}
     sets: dict[str, IdSet | None] = {}
