@@ -353,12 +353,16 @@ class ResourceSet:
         count = len(self.hostnames)
         bits = self._held_bits(name)
         if bits is None:
-            flags = bytearray(count)
+            scattered = bytearray(count)
             collections.deque(
-                map(flags.__setitem__, self.positions(self.properties[name]), itertools.repeat(1)),
+                map(
+                    scattered.__setitem__,
+                    self.positions(self.properties[name]),
+                    itertools.repeat(1),
+                ),
                 maxlen=0,
             )
-            return flags
+            return scattered
         ranks = self.ranks.intervals
         if len(ranks) == 1:
             flags = bit_flags(bits >> ranks[0][0])
