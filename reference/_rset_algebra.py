@@ -169,11 +169,11 @@ def _with_properties(
     for name in names:
         holders = [src for src in sources if name in src.properties]
         one = len(holders) == 1
-        # A set held as bits that passes uncut (one holder, nothing to trim) stays bits, and
-        # keeps its text; other sets merge as intervals unless they are many (or scattered
-        # ranks cut them), where one C operation on bitsets does the merge.
-        whole = one and not trim and _held_as_bits(holders[0], name)
-        if keep is None and not whole and (one or not (bitwise and _many(holders, name))):
+        # A set one holder holds as bits stays bits (cut by one C operation if need be, and
+        # keeping its text if nothing was cut); other sets merge as intervals unless they are
+        # many (or scattered ranks cut them), where one C operation on bitsets does the merge.
+        alone = one and _held_as_bits(holders[0], name)
+        if keep is None and not alone and (one or not (bitwise and _many(holders, name))):
             sets = [src.properties[name] for src in holders]
             found = functools.reduce(IdSet.union, sets)
             if trim:

@@ -383,31 +383,51 @@ def _read_properties(
         return out, {}
     held = ranks.to_bits()
     bits: dict[str | None, int] = {None: held}
+    # Scattered ranks: every property's bitset is made here, for the subset check and for
+    # later set operations and matching; on one span, only the long lists' (a short list
+    # checks against the span's two ends, and its bitset is made when something asks).
+    scattered = len(ranks.intervals) > 1
+    # (On one span, a list of a few wide blocks merges and writes faster as intervals.)
+    long_text = _LONG_LIST if scattered else (last - ranks.intervals[0][0] + 1) // _RANKS_PER_CHAR
+    inside = ranks.subset_test()
     sets: dict[str, IdSet | None] = {}
     texts: dict[str, str] = {}
     for name, raw in table.items():
         # A long list is read straight into a bitset (the usual scattered property); any
         # other text is decoded in full, which also explains an error.
-        found = decode_bits(raw, last + 1) if type(raw) is str else None
+        found = decode_bits(raw, last + 1) if type(raw) is str and len(raw) >= long_text else None
         if found is None:
             ids = _property(name, raw, path)
-            if ids.intervals and ids.intervals[-1][1] > last:
+            if not ids.intervals:
+                continue
+            if scattered:
+                if ids.intervals[-1][1] > last or (found := ids.to_bits()) & ~held:
+                    raise _missing_ranks(name, ids, ranks, path)
+                bits[name] = found
+            elif not inside(ids):
                 raise _missing_ranks(name, ids, ranks, path)
-            found = ids.to_bits()
-            if ids.intervals:
-                sets[name] = ids
+            sets[name] = ids
         elif found:
             problem = property_name_problem(name)
             if problem:
                 raise _fail(problem, (*path, name))
+            if found & ~held:
+                raise _missing_ranks(name, _idset(raw, (*path, name), name), ranks, path)
+            bits[name] = found
             sets[name] = None
             texts[name] = raw
-        if found & ~held:
-            raise _missing_ranks(name, _idset(raw, (*path, name), name), ranks, path)
-        if found:
-            bits[name] = found
-    names = {name: bits[name] for name in sets}
-    return PropertySets(sets, names, texts), bits
+    # Only the sets read from long lists are held as bits until asked for.
+    long_lists = {name: bits[name] for name, ids in sets.items() if ids is None}
+    return PropertySets(sets, long_lists, texts), bits
+
+
+#: Property lists at least this long are read as bitsets on scattered ranks (decode_bits
+#: itself declines shorter ones) ...
+_LONG_LIST = 0
+#: ... and on one span of ranks when they have a character for every this many ranks of
+#: the span: then intervals are so many that operations on bitsets (whose cost follows the
+#: span) are the cheaper ones.
+_RANKS_PER_CHAR = 4
 
 
 def _property(name: str, raw: Any, path: Path) -> IdSet:

@@ -361,6 +361,36 @@ def test_scattered_ranks_and_properties_decode_per_rank() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "layout",
+    ["one span", "one span past 2**16", "scattered", "scattered past 2**40"],
+)
+@pytest.mark.parametrize("density", [0.5, 0.01])
+def test_scattered_properties_decode_per_rank(layout: str, density: float) -> None:
+    # Dense properties take the rank x property table (read from bitsets, or from intervals
+    # when the ranks are too sparse for bitsets), sparse ones the per-rank appends; long
+    # lists are read straight into bitsets on one span as well as on scattered ranks.
+    rng = random.Random(f"{layout} {density}")
+    base = {"one span past 2**16": 70_000, "scattered past 2**40": 2**40}.get(layout, 0)
+    if layout.startswith("one span"):
+        ranks = list(range(base, base + 2000))
+    else:
+        ranks = sorted(rng.sample(range(base, base + 6000), 2000))
+    props = {f"p{i}": [r for r in ranks if rng.random() < density] for i in range(12)}
+    props = {name: ids for name, ids in props.items() if ids}
+    doc = r_doc(
+        [(IdSet.from_ids(ranks).encode(), {"core": "0-3"})],
+        [f"n[{IdSet.from_ids(ranks).encode()}]"],
+        properties={name: IdSet.from_ids(ids).encode() for name, ids in props.items()},
+    )
+    members = {name: set(ids) for name, ids in props.items()}
+    want = [sorted(n for n in members if r in members[n]) for r in ranks]
+    assert [row["properties"] for row in rset.decode(doc)] == want
+    held = rset.load(doc)[0]
+    assert [sorted(held.properties)] == [sorted(props)]
+    assert all(held.property(n) == IdSet.from_ids(ids) for n, ids in props.items())
+
+
 def test_a_property_naming_a_missing_rank_between_runs_is_refused() -> None:
     doc = r_doc([("0-3,5-9", {"core": "0"})], ["n[0-3,5-9]"], properties={"p": "1,3-5"})
     with pytest.raises(InvalidError, match="names ranks 4 that R_lite lacks"):
