@@ -401,9 +401,10 @@ def _read_properties(
             if not ids.intervals:
                 continue
             if scattered:
-                if ids.intervals[-1][1] > last or (found := ids.to_bits()) & ~held:
+                # (Ranks past the last are refused before a bitset of them is made.)
+                if ids.intervals[-1][1] > last or (own := ids.to_bits()) & ~held:
                     raise _missing_ranks(name, ids, ranks, path)
-                bits[name] = found
+                bits[name] = own
             elif not inside(ids):
                 raise _missing_ranks(name, ids, ranks, path)
             sets[name] = ids
