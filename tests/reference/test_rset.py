@@ -376,7 +376,7 @@ def test_scattered_properties_decode_per_rank(layout: str, density: float) -> No
         ranks = list(range(base, base + 2000))
     else:
         ranks = sorted(rng.sample(range(base, base + 6000), 2000))
-    props = {f"p{i}": [r for r in ranks if rng.random() < density] for i in range(12)}
+    props = {f"p{i}": [r for r in ranks if rng.random() < density] for i in range(64)}
     props = {name: ids for name, ids in props.items() if ids}
     doc = r_doc(
         [(IdSet.from_ids(ranks).encode(), {"core": "0-3"})],
