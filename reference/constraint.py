@@ -74,9 +74,34 @@ class Properties:
 
 @dataclass(frozen=True)
 class Hosts:
-    """``hostlist``: targets whose host name is one of ``names``."""
+    """``hostlist``: targets whose host name is one the hostlists denote.
 
-    names: frozenset[str]
+    The hostlists are kept parsed, not expanded: ``node[0-3999999]`` is tested against the
+    host names of an R, not turned into four million names.
+    """
+
+    expressions: tuple[hostlist.Expression, ...]
+
+    def ranks(self, targets: ResourceSet) -> IdSet:
+        """The ranks of ``targets`` whose host name the hostlists denote."""
+        # An expression of no more hosts than the R has is expanded and looked up; a larger
+        # one is tested against each host name of the R: the work follows the smaller.
+        names: set[str] = set()
+        tested: list[tuple[hostlist.Expression, IdSet]] = []
+        for expression in self.expressions:
+            if expression.ranges is None or expression.size <= len(targets):
+                names.update(expression.hosts())
+            else:
+                tested.append((expression, IdSet.from_intervals(expression.ranges)))
+        found = targets.ranks_of_hosts(names)
+        if not tested:
+            return found
+        named = [
+            rank
+            for rank, host in zip(targets.iter_rank_ids(), targets.hostnames, strict=True)
+            if any(expression.id_of(host) in ids for expression, ids in tested)
+        ]
+        return found | IdSet.from_ids(named)
 
 
 @dataclass(frozen=True)
@@ -136,18 +161,18 @@ def _leaf(
     if not values:
         warnings.append(f"{where}: an empty {op} list matches no target")
     if op == "hostlist":
-        names: set[str] = set()
+        parsed: list[hostlist.Expression] = []
         for i, value in enumerate(values):
             try:
-                hosts = hostlist.decode(value, limit=budget[0])
-                # One expansion budget for every hostlist of the constraint together.
-                budget[0] -= len(hosts)
-                names.update(hosts)
+                found = hostlist.parse(value, limit=budget[0])
             except LimitError as exc:
                 raise exc.with_path((*path, op, i)) from None
             except FormatError as exc:
                 raise _fail(f"not a valid RFC 29 hostlist: {exc.reason}", (*path, op, i)) from None
-        return Hosts(frozenset(names))
+            # One budget of hosts for every hostlist of the constraint together, as if expanded.
+            budget[0] -= sum(expression.size for expression in found)
+            parsed.extend(found)
+        return Hosts(tuple(parsed))
     ids = IdSet()
     for i, value in enumerate(values):
         try:
@@ -324,7 +349,7 @@ def _evaluate(constraint: Constraint, targets: ResourceSet, algebra: _Algebra[T]
                 found = algebra.difference(found, algebra.property(targets, name))
             results.append(found)
         elif isinstance(node, Hosts):
-            results.append(algebra.ids(targets.ranks_of_hosts(node.names)))
+            results.append(algebra.ids(node.ranks(targets)))
         else:
             # The one term that may name ranks the R lacks (up to 2**64 - 1).
             results.append(algebra.ids(node.ids & targets.ranks))

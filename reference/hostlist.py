@@ -53,7 +53,7 @@ from flux_conformance.reference._limits import (
 )
 from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
 
-__all__ = ["OPERATIONS", "decode", "encode", "expressions"]
+__all__ = ["OPERATIONS", "decode", "encode", "expressions", "parse"]
 
 # RFC 29 (Implementation): affixes are printable, non-whitespace ASCII (0x21-0x7e) except the
 # three special characters.  The whole text is checked once, up front.
@@ -110,6 +110,25 @@ class Expression:
             return len(self.prefix)
         digits = max(self.width, len(str(max(map(_upper, self.ranges)))))
         return self.size * (len(self.prefix) + len(self.suffix) + digits)
+
+    def id_of(self, host: str) -> int | None:
+        """The id ``host`` is written with here, or None if it cannot be one of these hosts.
+
+        None: another prefix, suffix or padding, or no brackets.  Whether the id is one of
+        :attr:`ranges` is left to the caller.
+        """
+        prefix, suffix = self.prefix, self.suffix
+        if self.ranges is None or not (host.startswith(prefix) and host.endswith(suffix)):
+            return None
+        # (Empty, and no id, when the prefix and the suffix overlap in ``host``.)
+        digits = host[len(prefix) : len(host) - len(suffix)]
+        significant = digits.lstrip("0") or "0"
+        if not (digits.isascii() and digits.isdigit()) or len(significant) > MAX_ID_DIGITS:
+            return None
+        value = int(significant)
+        # :meth:`hosts` writes each id one way only: the host must be written exactly so.
+        written = f"{value:0{self.width}d}" if self.width else significant
+        return value if written == digits else None
 
     def hosts(self) -> list[str]:
         """Return the host names, in order."""
@@ -265,19 +284,28 @@ def _check_length(parsed: list[Expression]) -> None:
         )
 
 
-def decode(text: str, *, limit: int = MAX_EXPANSION) -> list[str]:
-    """Strictly decode an RFC 29 hostlist string into its hosts, order and repeats kept.
+def parse(text: str, *, limit: int = MAX_EXPANSION) -> list[Expression]:
+    """Strictly parse an RFC 29 hostlist string into its expressions, within the limits.
 
-    Raises :class:`ParseError` for a malformed string and :class:`LimitError` when the list
-    would hold more than ``limit`` hosts (default 4,000,000), decided before expanding.
+    The limits are those of :func:`decode` (more than ``limit`` hosts, or host names of more
+    than 64 MiB in all, raise :class:`LimitError`), decided without expanding anything.
     """
     parsed = expressions(text)
     total = sum(expression.size for expression in parsed)
     if total > limit:
         raise LimitError(f"hostlist would expand to {total} hosts; the limit is {limit}")
     _check_length(parsed)
+    return parsed
+
+
+def decode(text: str, *, limit: int = MAX_EXPANSION) -> list[str]:
+    """Strictly decode an RFC 29 hostlist string into its hosts, order and repeats kept.
+
+    Raises :class:`ParseError` for a malformed string and :class:`LimitError` when the list
+    would hold more than ``limit`` hosts (default 4,000,000), decided before expanding.
+    """
     out: list[str] = []
-    for expression in parsed:
+    for expression in parse(text, limit=limit):
         out.extend(expression.hosts())
     return out
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flux_conformance.reference import constraint, rset
+from flux_conformance.reference import constraint, hostlist, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
@@ -220,3 +220,63 @@ def test_evaluate_takes_a_decoded_r() -> None:
     # A ranks term may name ranks far beyond the R's: they match nothing.
     far, _ = constraint.compile_constraint({"ranks": ["0-18446744073709551615"]})
     assert constraint.evaluate(far, loaded).encode() == "0-7"
+
+
+# -- hostlist terms are tested against the R's host names, not expanded ---------------------------
+
+_affixes = st.sampled_from(["", "n", "n1", "node", "a-", "x0"])
+_suffixes = st.sampled_from(["", "-ib", "0", "x"])
+
+
+@st.composite
+def _host_names(draw: st.DrawFn) -> str:
+    number = draw(st.integers(0, 130))
+    digits = draw(st.sampled_from([str(number), f"{number:02d}", f"{number:03d}", "0", "00"]))
+    return draw(_affixes) + digits + draw(_suffixes) or "z"
+
+
+@st.composite
+def _hostlists(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        prefix, suffix = draw(_affixes), draw(_suffixes)
+        width = draw(st.sampled_from([0, 0, 2, 3]))
+        elements = []
+        for _ in range(draw(st.integers(1, 3))):
+            lo = draw(st.integers(0, 100))
+            hi = lo + draw(st.integers(0, 60))
+            first = f"{lo:0{width}d}" if width and not elements else str(lo)
+            elements.append(f"{first}-{hi}")
+        parts.append(f"{prefix}[{','.join(elements)}]{suffix}")
+    if draw(st.booleans()):
+        parts.append(draw(_host_names()))
+    return ",".join(parts)
+
+
+@given(st.lists(_host_names(), min_size=1, max_size=40, unique=True), _hostlists())
+def test_hostlist_terms_match_the_hosts_they_expand_to(hosts: list[str], text: str) -> None:
+    # Expressions larger than the R are tested host by host (Expression.id_of), smaller ones
+    # expanded: either way a rank matches exactly when its host is among the expanded names.
+    doc = {
+        "version": 1,
+        "execution": {
+            "R_lite": [
+                {"rank": IdSet.from_ids(range(len(hosts))).encode(), "children": {"core": "0"}}
+            ],
+            "nodelist": [",".join(hosts)],
+        },
+    }
+    compiled, _ = constraint.compile_constraint({"hostlist": [text]})
+    named = set(hostlist.decode(text))
+    want = [rank for rank, host in enumerate(hosts) if host in named]
+    assert constraint.evaluate(compiled, rset.load(doc)[0]).to_list() == want
+
+
+def test_a_hostlist_at_the_expansion_limit_is_not_expanded() -> None:
+    # Four million hosts against an R of eight: the same answer as an expansion would give
+    # (host00 and host01 are not host0 and host1), without making four million names, which
+    # took seconds; one more host is over the limit, as before.
+    compiled, _ = constraint.compile_constraint({"hostlist": ["host[2-3999999]", "host[00-1]"]})
+    assert constraint.evaluate(compiled, rset.load(R8)[0]).to_list() == list(range(2, 8))
+    with pytest.raises(LimitError):
+        constraint.compile_constraint({"hostlist": ["host[2-3999999]", "host[00-1]", "host9"]})
