@@ -6,6 +6,9 @@ ranks with 64 properties under 50 ms; ``R.union`` and ``R.diff`` of two 16,384-r
 an implementation under test would see it: the JSON input is validated in full (R_lite, the
 16,384-host nodelist, 64 property idsets) before any work, and the output is built as JSON.
 
+A hostlist term at the expansion limit (``node[0-3999999]``) must cost what the R costs, not
+what expanding it would.
+
 The sparse rows guard the other end: a few hundred ranks numbered in the millions, with long
 property lists.  Kept as int bitsets, such sets cost work in proportion to the largest rank
 (0.4.0 took 6.5 s to decode this R); as interval lists they cost milliseconds.
@@ -151,6 +154,8 @@ def _scattered_r(seed: int = 3) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 R_SCATTERED, R_SCATTERED_HALF = _scattered_r()
+#: A hostlist at the 4,000,000-host expansion limit (0.5.0 expanded it: 3.1 s).
+HOSTS_AT_THE_LIMIT = {"hostlist": ["node[0-3999999]"]}
 SCATTERED_MATCH = {"and": [_p("p1", "^p2"), {"not": [_p("p3")]}]}
 
 
@@ -169,6 +174,11 @@ BENCHES = [
         "R.intersect of two 16,384-rank Rs", lambda: run("R.intersect", {"a": R_FULL, "b": R_HALF})
     ),
     Bench("R.validate of a 16,384-rank R with 64 properties", lambda: run("R.validate", R_FULL)),
+    Bench(
+        "constraint.match: node[0-3999999] over the 16,384-rank R",
+        lambda: run("constraint.match", {"constraint": HOSTS_AT_THE_LIMIT, "R": R_FULL}),
+        target=0.050,
+    ),
     Bench(
         "R.decode of 200 ranks numbered past 4,000,000, 64 long properties",
         lambda: run("R.decode", R_SPARSE),
