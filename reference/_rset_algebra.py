@@ -213,8 +213,7 @@ def _many(holders: Sequence[ResourceSet], name: str) -> bool:
 
 def _held_as_bits(src: ResourceSet, name: str) -> bool:
     """Whether ``src`` holds property ``name`` as a bitset (read from a long list)."""
-    props = src.properties
-    return isinstance(props, PropertySets) and props.bits(name) is not None
+    return src.held_bits(name) is not None
 
 
 def _known_text(src: ResourceSet, name: str) -> str | None:

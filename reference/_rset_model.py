@@ -230,10 +230,9 @@ class ResourceSet:
     def property_bits(self, name: str) -> int:
         """The ranks with property ``name`` as an int bitset (once; :attr:`small` sets only)."""
         bits = self._bits.get(name)
-        if bits is None and isinstance(self.properties, PropertySets):
-            bits = self.properties.bits(name)
         if bits is None:
-            bits = self._bits[name] = self.property(name).to_bits()
+            held = self.held_bits(name)
+            bits = self._bits[name] = self.property(name).to_bits() if held is None else held
         return bits
 
     def _keep_ranks(self, ranks: IdSet) -> ResourceSet:
@@ -315,10 +314,10 @@ class ResourceSet:
             # Scattered properties on many ranks: a table of one byte per rank and property
             # (each property's column written by one slice assignment), then each rank's row
             # picks its names out in C.
-            table = bytearray(count * len(names))
-            for column, name in enumerate(names):
-                table[column :: len(names)] = self._rank_flags(name)
             width = len(names)
+            table = bytearray(count * width)
+            for column, name in enumerate(names):
+                table[column::width] = self._rank_flags(name)
             rows = map(
                 table.__getitem__,
                 map(slice, range(0, len(table), width), range(width, len(table) + width, width)),
@@ -334,24 +333,25 @@ class ResourceSet:
 
     def _intervals_of(self, name: str) -> int:
         """How many intervals property ``name`` has (counted on its bits if it is held so)."""
-        bits = self._held_bits(name)
+        bits = self.held_bits(name)
         if bits is None:
             return len(self.properties[name].intervals)
         return (bits & ~(bits << 1)).bit_count()
 
     def _members_of(self, name: str) -> int:
         """How many ranks have property ``name``."""
-        bits = self._held_bits(name)
+        bits = self.held_bits(name)
         return self.properties[name].size if bits is None else bits.bit_count()
 
-    def _held_bits(self, name: str) -> int | None:
+    def held_bits(self, name: str) -> int | None:
+        """The bitset property ``name`` was read into from a long list, if it was."""
         props = self.properties
         return props.bits(name) if isinstance(props, PropertySets) else None
 
     def _rank_flags(self, name: str) -> bytes | bytearray:
         """Byte ``i`` is 1 where the ``i``-th smallest rank has property ``name``, else 0."""
         count = len(self.hostnames)
-        bits = self._held_bits(name)
+        bits = self.held_bits(name)
         if bits is None:
             scattered = bytearray(count)
             collections.deque(
