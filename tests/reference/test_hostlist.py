@@ -136,6 +136,40 @@ def test_expressions_are_not_expanded() -> None:
         run("hostlist.decode", "h[0-999999999999]")
 
 
+def _one_by_one(expression: hostlist.Expression) -> list[str]:
+    """The expression's host names, every id formatted on its own."""
+    assert expression.ranges is not None
+    width = expression.width
+    return [
+        f"{expression.prefix}{i:0{width}d}{expression.suffix}"
+        for lo, hi in expression.ranges
+        for i in range(lo, hi + 1)
+    ]
+
+
+_NEAR_BLOCKS = st.sampled_from([0, 1, 998, 999, 1000, 1001, 1999, 2000, 99_999, 10**19 - 1500])
+
+
+@given(
+    st.lists(
+        st.tuples(_NEAR_BLOCKS, st.integers(0, 3), st.sampled_from([0, 1, 1998, 1999, 2000, 3001])),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([0, 1, 3, 4, 6, 25]),
+    st.sampled_from(["", "-ib", "7"]),
+)
+def test_long_ranges_expand_as_ids_formatted_one_by_one(
+    ranges: list[tuple[int, int, int]], width: int, suffix: str
+) -> None:
+    # Long ranges are written a block of a thousand ids at a time: the heads, the partial
+    # blocks at either end, the ids below 1000 and the padding must come out as if each id
+    # were formatted on its own, in order, short ranges before and after included.
+    pairs = tuple((lo + shift, lo + shift + length) for lo, shift, length in ranges)
+    expression = hostlist.Expression("n", pairs, width, suffix)
+    assert expression.hosts() == _one_by_one(expression)
+
+
 def test_limits() -> None:
     with pytest.raises(LimitError):
         hostlist.decode("n[99999999999999999999999]")
