@@ -83,8 +83,56 @@ def small_bits(text: str) -> int | None:
     return sum(values)
 
 
+class _Pieces(dict[int, str]):
+    """The text one byte of a bitset adds to its RFC 22 text, by what starts and ends there.
+
+    The table of byte ``p`` (ids ``8p`` to ``8p + 7``) is keyed by ``starts << 8 | ends``:
+    the byte's bits that begin a run of ids and those that end one.  Each start adds
+    ``",lo"``, each end of a run longer than one id ``"-hi"``; a text is the pieces of its
+    bytes joined, less the first comma.  Entries are made when first asked for (at most 1,024
+    per byte: the keys a byte and its two neighbouring bits allow).
+    """
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: int) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, key: int) -> str:
+        starts, ends = key >> 8, key & 0xFF
+        out = []
+        for bit in range(8):
+            if starts >> bit & 1:
+                out.append(f",{self.base + bit}")
+            elif ends >> bit & 1:
+                out.append(f"-{self.base + bit}")
+        piece = self[key] = "".join(out)
+        return piece
+
+
+#: Bitsets of at most this many bits are written through the tables (a core or GPU list).
+_TABLE_BITS = 1 << 10
+_PIECES = [_Pieces(8 * byte) for byte in range(_TABLE_BITS // 8)]
+_BYTE_HIGH = (256).__mul__
+
+
 def bits_text(bits: int) -> str:
     """The canonical RFC 22 text of a bitset (``""`` for 0)."""
+    size = bits.bit_length()
+    if size > _TABLE_BITS:
+        return _runs_text(bits)
+    if not bits:
+        return ""
+    # One table look-up per byte, in C (about three times as fast as a step per run).
+    size = (size + 7) >> 3
+    starts = (bits & ~(bits << 1)).to_bytes(size, "little")
+    ends = (bits & ~(bits >> 1)).to_bytes(size, "little")
+    return "".join(map(_get, _PIECES, map(operator.or_, map(_BYTE_HIGH, starts), ends)))[1:]
+
+
+def _runs_text(bits: int) -> str:
+    """:func:`bits_text` of any bitset, one step per run."""
     out: list[str] = []
     while bits:
         low = bits & -bits
@@ -95,6 +143,9 @@ def bits_text(bits: int) -> str:
         bits -= above
         out.append(str(lo) if lo == hi else f"{lo}-{hi}")
     return ",".join(out)
+
+
+_get = operator.getitem
 
 
 def _pack(ids: Ids) -> Ids:
@@ -134,13 +185,15 @@ class Children:
         object.__setattr__(self, "core_ids", _pack(self.core_ids))
         object.__setattr__(self, "gpu_ids", _pack(self.gpu_ids))
 
-    @classmethod
-    def _small(cls, cores: int, gpus: int, texts: list[str | None]) -> Children:
+    @staticmethod
+    def _small(cores: int, gpus: int, texts: list[str | None]) -> Children:
         """Children of bits already below the limit (and their texts, where known)."""
-        made = object.__new__(cls)
-        object.__setattr__(made, "core_ids", cores)
-        object.__setattr__(made, "gpu_ids", gpus)
-        object.__setattr__(made, "_texts", texts)
+        # (Set through the slots themselves: a fragmented R makes one per rank, and this is
+        # a third of the cost of object.__setattr__ by name.)
+        made = _new_children(Children)
+        _set_cores(made, cores)
+        _set_gpus(made, gpus)
+        _set_texts(made, texts)
         return made
 
     @property
@@ -211,3 +264,9 @@ class Children:
 
 def _and_not(x: int, y: int) -> int:
     return x & ~y
+
+
+_new_children = object.__new__
+_set_cores = Children.core_ids.__set__  # type: ignore[attr-defined]
+_set_gpus = Children.gpu_ids.__set__  # type: ignore[attr-defined]
+_set_texts = Children._texts.__set__  # type: ignore[attr-defined]

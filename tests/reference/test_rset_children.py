@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,9 +54,43 @@ def test_small_bits_leaves_everything_else_to_the_parser(text: str) -> None:
     assert small_bits(text) is None
 
 
-@given(st.integers(0, (1 << 200) - 1))
+@given(
+    st.one_of(
+        st.integers(0, (1 << 200) - 1),
+        # Either side of the widest bitset written through the byte tables (1,024 bits), with
+        # runs that cross bytes, end on a byte's last bit or start on its first.
+        st.integers(1000, 1100).flatmap(
+            lambda top: st.lists(st.integers(0, top), max_size=40).map(
+                lambda ids: sum({1 << i for i in ids} | {1 << top})
+            )
+        ),
+        st.lists(st.tuples(st.integers(0, 130), st.integers(0, 20)), max_size=8).map(
+            lambda runs: functools.reduce(
+                operator.or_, [(2 << (lo + length)) - (1 << lo) for lo, length in runs], 0
+            )
+        ),
+    )
+)
 def test_bits_text_is_the_canonical_encoding(bits: int) -> None:
     assert bits_text(bits) == IdSet.from_bits(bits).encode()
+
+
+@pytest.mark.parametrize(
+    ("bits", "text"),
+    [
+        (0, ""),
+        (1, "0"),
+        (0xFF, "0-7"),
+        (0x180, "7-8"),
+        (1 << 8, "8"),
+        ((1 << 1024) - 1, "0-1023"),
+        ((1 << 1025) - 2, "1-1024"),
+        (1 << 1023 | 1 << 1024, "1023-1024"),
+        (0b1011 << 1021, "1021-1022,1024"),
+    ],
+)
+def test_bits_text_at_byte_and_table_edges(bits: int, text: str) -> None:
+    assert bits_text(bits) == text
 
 
 @given(_sets, _sets, _sets, _sets)
