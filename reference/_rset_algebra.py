@@ -6,10 +6,17 @@ Part of :mod:`flux_conformance.reference.rset`.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from collections.abc import Callable, Sequence
 
-from flux_conformance.reference._rset_model import Children, PropertySets, ResourceSet, Run
+from flux_conformance.reference._rset_model import (
+    Children,
+    PropertySets,
+    ResourceSet,
+    Run,
+    _succ,
+)
 from flux_conformance.reference._rset_read import _fail, _join_runs
 from flux_conformance.reference.idset import IdSet
 
@@ -35,7 +42,7 @@ def _combine(
     ``sides`` tells what it does with a segment of one side alone: keep it (True) or drop it.
     Host names come from ``a`` where it has the rank, otherwise from ``b``.
     """
-    if len(a.runs) == len(a.hostnames) and len(b.runs) == len(b.hostnames):
+    if len(a.hostnames) + len(b.hostnames) <= _RANKS_PER_RUN * (len(a.runs) + len(b.runs)):
         return _combine_ranks(a, b, how, check_hosts=check_hosts, sides=sides)
     runs_a, runs_b = a.runs, b.runs
     count_a, count_b = len(runs_a), len(runs_b)
@@ -111,20 +118,49 @@ def _combine(
     return ResourceSet(tuple(runs), tuple(hosts), {}, a.starttime, a.expiration)
 
 
+#: Sets with fewer ranks than this many per run (fragmented ones, and a full R against an
+#: allocation) are combined rank by rank: a C-level step per rank is cheaper than a Python
+#: step per segment of the walk once runs are this short.
+_RANKS_PER_RUN = 4
 _LOWER: Callable[[Run], int] = operator.itemgetter(0)
+_UPPER: Callable[[Run], int] = operator.itemgetter(1)
 _CHILDREN: Callable[[Run], Children] = operator.itemgetter(2)
+_CONTENT: Callable[[Children], tuple[object, object]] = operator.attrgetter("core_ids", "gpu_ids")
+
+
+def _per_rank(runs: Sequence[Run]) -> dict[int, Children]:
+    """Each rank of ``runs`` (ascending, disjoint) to its children, in rank order."""
+    if all(map(operator.eq, map(_LOWER, runs), map(_UPPER, runs))):
+        return dict(zip(map(_LOWER, runs), map(_CHILDREN, runs), strict=True))
+    out: dict[int, Children] = {}
+    for lo, hi, children in runs:
+        out.update(dict.fromkeys(range(lo, hi + 1), children))
+    return out
+
+
+def _join_ranks(ranks: list[int], kids: list[Children]) -> tuple[Run, ...]:
+    """Runs of the ascending single ``ranks``, neighbours holding equal children joined."""
+    # Mostly none are (every rank of a fragmented set holds its own cores): found in C passes
+    # over the children's contents instead of a Python step per rank.
+    contents = list(map(_CONTENT, kids))
+    equal = map(operator.eq, contents, itertools.islice(contents, 1, None))
+    consecutive = map(operator.eq, map(_succ, ranks), itertools.islice(ranks, 1, None))
+    runs = zip(ranks, ranks, kids, strict=True)
+    if any(map(operator.and_, equal, consecutive)):
+        return _join_runs(runs)
+    return tuple(runs)
 
 
 def _combine_ranks(
     a: ResourceSet, b: ResourceSet, how: _Combine, *, check_hosts: bool, sides: tuple[bool, bool]
 ) -> ResourceSet:
-    """:func:`_combine` for two sets whose every run is a single rank (fragmented allocations).
+    """:func:`_combine` rank by rank, for sets of short runs (fragmented allocations).
 
     Per rank, with dictionaries and C-level passes: ``how`` is called for the shared ranks
     only, the ranks of one side alone are kept or dropped whole as ``sides`` says.
     """
-    kids_a = dict(zip(map(_LOWER, a.runs), map(_CHILDREN, a.runs), strict=True))
-    kids_b = dict(zip(map(_LOWER, b.runs), map(_CHILDREN, b.runs), strict=True))
+    kids_a = _per_rank(a.runs)
+    kids_b = _per_rank(b.runs)
     hosts_a = dict(zip(kids_a, a.hostnames, strict=True))
     hosts_b = dict(zip(kids_b, b.hostnames, strict=True))
     shared = sorted(kids_a.keys() & kids_b.keys())
@@ -146,9 +182,8 @@ def _combine_ranks(
     )
     ranks = sorted(rank for rank, kids in found.items() if kids is not None)
     hosts = tuple(map({**hosts_b, **hosts_a}.__getitem__, ranks))
-    kids = map(found.__getitem__, ranks)
-    runs = _join_runs(zip(ranks, ranks, kids, strict=True))  # type: ignore[arg-type]
-    return ResourceSet(runs, hosts, {}, a.starttime, a.expiration)
+    kids: list[Children] = list(map(found.__getitem__, ranks))  # type: ignore[arg-type]
+    return ResourceSet(_join_ranks(ranks, kids), hosts, {}, a.starttime, a.expiration)
 
 
 def _with_properties(

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from flux_conformance.reference import _rset_model, _rset_read, rset
+from flux_conformance.reference import _rset_algebra, _rset_model, _rset_read, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
@@ -551,3 +551,35 @@ def test_sparse_ranks_in_the_millions_stay_interval_lists() -> None:
     assert [item["properties"] for item in rset.decode(_sparse(4_000_000))] == [
         item["properties"] for item in rset.decode(_sparse(0))
     ]
+
+
+@st.composite
+def run_models(draw: st.DrawFn) -> Model:
+    """Ranks of few distinct children, so that runs of several ranks form beside single ones."""
+    ranks = draw(st.frozensets(st.integers(0, 40), max_size=30))
+    pool = [frozenset({0, 1}), frozenset({0, 1, 2, 3}), frozenset({4096})]
+    out: Model = {}
+    for rank in sorted(ranks):
+        cores = draw(st.sampled_from(pool))
+        out[rank] = (cores, frozenset(), f"h{rank}", draw(st.frozensets(_names, max_size=2)))
+    return out
+
+
+@settings(max_examples=150)
+@given(run_models(), run_models(), st.sampled_from(["union", "diff", "intersect"]))
+def test_rank_by_rank_combine_answers_as_the_run_walk(a: Model, b: Model, op: str) -> None:
+    """The two ways of combining runs (per rank for short runs, a walk otherwise) give the
+    same runs, host names and properties, and the per-rank model's answer."""
+    func = {"union": rset.union, "diff": rset.difference, "intersect": rset.intersection}[op]
+    left = rset.load(rset.encode(to_rows(a)))[0]
+    right = rset.load(rset.encode(to_rows(b)))[0]
+    results = []
+    for ranks_per_run in (0, 1 << 30):  # never per rank, always per rank
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_rset_algebra, "_RANKS_PER_RUN", ranks_per_run)
+            results.append(func(left, right))
+    walk, per_rank = results
+    assert walk.runs == per_rank.runs
+    assert walk.hostnames == per_rank.hostnames
+    assert walk.to_json() == per_rank.to_json()
+    assert rset.decode(per_rank.to_json()) == to_rows(naive(a, b, op))
