@@ -11,6 +11,7 @@ import operator
 from collections.abc import Callable, Sequence
 
 from flux_conformance.reference._rset_model import (
+    CONTENT,
     Children,
     PropertySets,
     ResourceSet,
@@ -125,7 +126,6 @@ _RANKS_PER_RUN = 4
 _LOWER: Callable[[Run], int] = operator.itemgetter(0)
 _UPPER: Callable[[Run], int] = operator.itemgetter(1)
 _CHILDREN: Callable[[Run], Children] = operator.itemgetter(2)
-_CONTENT: Callable[[Children], tuple[object, object]] = operator.attrgetter("core_ids", "gpu_ids")
 
 
 def _per_rank(runs: Sequence[Run]) -> dict[int, Children]:
@@ -142,7 +142,7 @@ def _join_ranks(ranks: list[int], kids: list[Children]) -> tuple[Run, ...]:
     """Runs of the ascending single ``ranks``, neighbours holding equal children joined."""
     # Mostly none are (every rank of a fragmented set holds its own cores): found in C passes
     # over the children's contents instead of a Python step per rank.
-    contents = list(map(_CONTENT, kids))
+    contents = list(map(CONTENT, kids))
     equal = map(operator.eq, contents, itertools.islice(contents, 1, None))
     consecutive = map(operator.eq, map(_succ, ranks), itertools.islice(ranks, 1, None))
     runs = zip(ranks, ranks, kids, strict=True)

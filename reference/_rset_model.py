@@ -23,6 +23,7 @@ from flux_conformance.reference.idset import IdSet
 
 __all__ = [
     "BITSET_LIMIT",
+    "CONTENT",
     "ILLEGAL_PROPERTY_CHARACTERS",
     "_EMPTY",
     "_HOSTNAME_CHARACTERS",
@@ -376,14 +377,23 @@ class ResourceSet:
             return self._to_json()
 
     def _to_json(self) -> dict[str, Any]:
-        groups: dict[Children, list[tuple[int, int]]] = {}
-        for lo, hi, children in self.runs:
-            groups.setdefault(children, []).append((lo, hi))
-        # Runs are maximal, so each group's spans are already canonical (ascending, apart).
-        r_lite = [
-            {"rank": _encode_spans(spans), "children": children.to_json()}
-            for children, spans in groups.items()
-        ]
+        runs = self.runs
+        if len(set(map(CONTENT, map(_CHILDREN, runs)))) == len(runs):
+            # Every run holds children of its own (a fragmented set): an entry each, in rank
+            # order, with no grouping (told in one C pass over the children's contents).
+            r_lite = [
+                {"rank": str(lo) if lo == hi else f"{lo}-{hi}", "children": children.to_json()}
+                for lo, hi, children in runs
+            ]
+        else:
+            groups: dict[Children, list[tuple[int, int]]] = {}
+            for lo, hi, children in runs:
+                groups.setdefault(children, []).append((lo, hi))
+            # Runs are maximal, so each group's spans are already canonical (ascending, apart).
+            r_lite = [
+                {"rank": _encode_spans(spans), "children": children.to_json()}
+                for children, spans in groups.items()
+            ]
         execution: dict[str, Any] = {
             "R_lite": r_lite,
             "nodelist": [hostlist.encode(list(self.hostnames))] if self.hostnames else [],
@@ -471,6 +481,9 @@ _succ = (1).__add__
 _CELLS_PER_MEMBER = 16
 _LOWER: Callable[[tuple[int, int]], int] = operator.itemgetter(0)
 _UPPER: Callable[[tuple[int, int]], int] = operator.itemgetter(1)
+_CHILDREN: Callable[[Run], Children] = operator.itemgetter(2)
+#: What a :class:`Children` compares and hashes by, as a tuple made in C.
+CONTENT: Callable[[Children], tuple[object, object]] = operator.attrgetter("core_ids", "gpu_ids")
 
 
 def _run_of(run_los: list[int], ranks: list[int]) -> Iterator[int]:
