@@ -65,12 +65,12 @@ _upper = operator.itemgetter(1)
 _ID_CHARACTERS = re.compile(r"[0-9,\-]+")
 
 # Expanding long ranges (Expression._extend_blocks): ids written as a head and a tail of
-# _TAIL_DIGITS digits, a block of _BLOCK ids sharing one head; ranges of _LONG_RANGE ids or
-# more take that path (shorter ones would pay more for the blocks than they save).
+# _TAIL_DIGITS digits, a block of _BLOCK ids sharing one head; ranges of more than
+# _LONG_RANGE ids take that path (no shorter one holds a whole block).
 _TAIL_DIGITS = 3
 _BLOCK = 10**_TAIL_DIGITS
 _TAILS = [f"{i:0{_TAIL_DIGITS}d}" for i in range(_BLOCK)]
-_LONG_RANGE = 2 * _BLOCK
+_LONG_RANGE = _BLOCK
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,11 @@ _NEAR_BLOCKS = st.sampled_from([0, 1, 998, 999, 1000, 1001, 1999, 2000, 99_999, 
 
 @given(
     st.lists(
-        st.tuples(_NEAR_BLOCKS, st.integers(0, 3), st.sampled_from([0, 1, 1998, 1999, 2000, 3001])),
+        st.tuples(
+            _NEAR_BLOCKS,
+            st.integers(0, 3),
+            st.sampled_from([0, 1, 998, 999, 1000, 1001, 1998, 1999, 2000, 3001]),
+        ),
         min_size=1,
         max_size=4,
     ),
