@@ -340,10 +340,41 @@ def encode_bits(bits: int) -> str:
     """The canonical RFC 22 text of the ids whose bits are set in ``bits`` (``""`` for 0)."""
     if not bits:
         return ""
-    los, his = ends_of_bits(bits)
-    return ",".join(
-        [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(los, his, strict=True)]
-    )
+    size = bits.bit_length()
+    if size > _PIECE_LIMIT:
+        los, his = ends_of_bits(bits)
+        return ",".join(
+            [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(los, his, strict=True)]
+        )
+    # Every run adds ",lo" at its first id and, when longer than one id, "-hi" at its last:
+    # the pieces of all positions lie in one table in that order (",0", "-0", ",1", "-1"...),
+    # so one compress() over the table picks the text's pieces, in C, with no number
+    # formatted (half the time of finding the ends and writing each run).
+    starts = bits & ~(bits << 1)
+    flags = bytearray(2 * size)
+    firsts = bit_flags(starts)
+    flags[0 : 2 * len(firsts) : 2] = firsts
+    lasts = bit_flags(bits & ~(bits >> 1) & ~starts)
+    flags[1 : 2 * len(lasts) : 2] = lasts
+    return "".join(compress(_pieces(size), flags))[1:]
+
+
+#: Sets up to this many ids wide are written through the table of pieces (two strings a
+#: position: a few MB at most).
+_PIECE_LIMIT = 1 << 16
+#: The table, in a holder: a larger one replaces it whole, so a reader never sees it grow.
+_PIECE_TABLE: list[list[str]] = [[]]
+
+
+def _pieces(size: int) -> list[str]:
+    """The pieces of positions 0 .. at least ``size - 1`` (see :func:`encode_bits`)."""
+    table = _PIECE_TABLE[0]
+    have = len(table) // 2
+    if have < size:
+        # (Grown by doubling at least: a set a little wider than the last costs no rebuild.)
+        more = range(have, max(size, 2 * have))
+        table = _PIECE_TABLE[0] = table + [p for i in more for p in (f",{i}", f"-{i}")]
+    return table
 
 
 #: Bytes 0 and 1 to the digits "0" and "1".

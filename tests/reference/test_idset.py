@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from itertools import pairwise
 
 import pytest
@@ -329,6 +331,34 @@ def test_bitsets_round_trip_and_agree_with_python_sets(a: set[int], b: set[int])
     assert IdSet.from_bits(x.to_bits()) == x
     assert IdSet.from_bits(x.to_bits() & ~y.to_bits()) == IdSet.from_ids(a - b)
     assert x.subset_test()(y) == (b <= a) == y.issubset(x)
+
+
+@given(
+    st.one_of(
+        id_sets.map(lambda ids: sum(1 << i for i in ids)),
+        # Runs of every length near the widest set written through the table of pieces
+        # (2**16 ids), and past it.
+        st.lists(
+            st.tuples(st.integers(0, (1 << 16) + 40), st.integers(0, 3)), min_size=1, max_size=12
+        ).map(
+            lambda runs: functools.reduce(operator.or_, [((2 << n) - 1) << lo for lo, n in runs])
+        ),
+    )
+)
+def test_encode_bits_writes_the_canonical_text(bits: int) -> None:
+    assert codec.encode_bits(bits) == IdSet.from_bits(bits).encode()
+
+
+def test_encode_bits_at_the_edges() -> None:
+    assert codec.encode_bits(0) == ""
+    assert codec.encode_bits(1) == "0"
+    assert codec.encode_bits(0b110) == "1-2"
+    assert codec.encode_bits(0b1011) == "0-1,3"
+    assert codec.encode_bits((1 << 65536) - 1) == "0-65535"
+    assert codec.encode_bits(1 << 65536 | 1 << 65535) == "65535-65536"
+    # A wider set first, then narrower ones: the table only grows, and serves both.
+    assert codec.encode_bits(5 << 40000) == "40000,40002"
+    assert codec.encode_bits(5 << 10) == "10,12"
 
 
 def test_from_bits_refuses_what_is_not_a_bitset() -> None:
