@@ -43,7 +43,8 @@ def _combine(
     ``sides`` tells what it does with a segment of one side alone: keep it (True) or drop it.
     Host names come from ``a`` where it has the rank, otherwise from ``b``.
     """
-    if len(a.hostnames) + len(b.hostnames) <= _RANKS_PER_RUN * (len(a.runs) + len(b.runs)):
+    count = len(a.runs) + len(b.runs)
+    if count >= _MANY_RUNS and len(a.hostnames) + len(b.hostnames) <= _RANKS_PER_RUN * count:
         return _combine_ranks(a, b, how, check_hosts=check_hosts, sides=sides)
     runs_a, runs_b = a.runs, b.runs
     count_a, count_b = len(runs_a), len(runs_b)
@@ -119,10 +120,12 @@ def _combine(
     return ResourceSet(tuple(runs), tuple(hosts), {}, a.starttime, a.expiration)
 
 
-#: Sets with fewer ranks than this many per run (fragmented ones, and a full R against an
-#: allocation) are combined rank by rank: a C-level step per rank is cheaper than a Python
-#: step per segment of the walk once runs are this short.
+#: Sets of many runs with at most this many ranks per run (fragmented ones, and a full R
+#: against an allocation) are combined rank by rank: a C-level step per rank is cheaper than
+#: a Python step per segment of the walk once runs are this short.  (Under _MANY_RUNS runs,
+#: either way takes microseconds, and the walk is taken.)
 _RANKS_PER_RUN = 4
+_MANY_RUNS = 32
 _LOWER: Callable[[Run], int] = operator.itemgetter(0)
 _UPPER: Callable[[Run], int] = operator.itemgetter(1)
 _CHILDREN: Callable[[Run], Children] = operator.itemgetter(2)

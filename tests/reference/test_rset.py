@@ -574,9 +574,10 @@ def test_rank_by_rank_combine_answers_as_the_run_walk(a: Model, b: Model, op: st
     left = rset.load(rset.encode(to_rows(a)))[0]
     right = rset.load(rset.encode(to_rows(b)))[0]
     results = []
-    for ranks_per_run in (0, 1 << 30):  # never per rank, always per rank
+    for ranks_per_run, many_runs in ((0, 0), (1 << 30, 0)):  # never per rank, always per rank
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_rset_algebra, "_RANKS_PER_RUN", ranks_per_run)
+            patch.setattr(_rset_algebra, "_MANY_RUNS", many_runs)
             results.append(func(left, right))
     walk, per_rank = results
     assert walk.runs == per_rank.runs
