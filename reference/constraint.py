@@ -86,11 +86,12 @@ class Hosts:
         """The ranks of ``targets`` whose host name the hostlists denote."""
         # An expression of no more hosts than the R has is expanded and looked up; a larger
         # one is tested against each host name of the R: the work follows the smaller.
-        names: set[str] = set()
+        # (Names kept in the order written, so that the look-ups do not follow string hashing.)
+        names: dict[str, None] = {}
         tested: list[tuple[hostlist.Expression, IdSet]] = []
         for expression in self.expressions:
             if expression.ranges is None or expression.size <= len(targets):
-                names.update(expression.hosts())
+                names.update(dict.fromkeys(expression.hosts()))
             else:
                 tested.append((expression, IdSet.from_intervals(expression.ranges)))
         found = targets.ranks_of_hosts(names)
