@@ -266,7 +266,13 @@ def _and_not(x: int, y: int) -> int:
     return x & ~y
 
 
+def _slot_setter(name: str) -> Callable[[Children, object], None]:
+    """The setter of one of Children's slots (its member descriptor's ``__set__``)."""
+    setter: Callable[[Children, object], None] = vars(Children)[name].__set__
+    return setter
+
+
 _new_children = object.__new__
-_set_cores = Children.core_ids.__set__  # type: ignore[attr-defined]
-_set_gpus = Children.gpu_ids.__set__  # type: ignore[attr-defined]
-_set_texts = Children._texts.__set__  # type: ignore[attr-defined]
+_set_cores = _slot_setter("core_ids")
+_set_gpus = _slot_setter("gpu_ids")
+_set_texts = _slot_setter("_texts")
