@@ -37,6 +37,8 @@ class Header:
     other_edition: int = 0
     #: True when ``cases_dir`` was given with ``--cases`` (the replay command repeats it).
     cases_given: bool = False
+    #: The per-case timeout the run was given, when not the default (the replay repeats it).
+    timeout: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The header as JSON."""
@@ -147,9 +149,15 @@ def compact_json(value: Any, limit: int = 2000) -> str:
 
 def replay_command(header: Header, result: CaseResult) -> str:
     """The one-line command that runs just this case again."""
+    from flux_conformance.runner.oracle import DEFAULT_EDITION
+
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
-    if result.case.edition and result.case.edition != "seed":
-        argv += ["--edition", result.case.edition]
+    # The edition the run used, so a case of every edition is judged by the same oracle.
+    edition = result.case.edition or header.edition
+    if edition and edition != DEFAULT_EDITION:
+        argv += ["--edition", edition]
+    if header.timeout is not None:
+        argv += ["--timeout", f"{header.timeout:g}"]
     if header.cases_given:
         argv += ["--cases", header.cases_dir]
     return shlex.join(argv)

@@ -3,25 +3,54 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 
 from flux_conformance.runner.cases import Requirement, Suite
 
 __all__ = ["coverage", "coverage_report"]
 
 
-def coverage(suite: Suite) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
-    """Per spec: (requirements some case cites, requirements none cites)."""
-    cited = {req for case in suite.cases for req in case.requirements}
+def coverage(
+    suite: Suite,
+    *,
+    specs: Collection[str] | None = None,
+    operations: Collection[str] | None = None,
+) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
+    """Per spec: (requirements some case cites, requirements none cites).
+
+    ``specs`` keeps those specs' statements; ``operations`` counts only the citations of those
+    operations' cases (the statements of their specs that those cases cover, and those they
+    leave to other operations or to none).
+    """
+    cited = {
+        req
+        for case in suite.cases
+        if operations is None or case.operation in operations
+        for req in case.requirements
+    }
     out: dict[str, tuple[list[Requirement], list[Requirement]]] = defaultdict(lambda: ([], []))
     for req in suite.requirements.values():
+        if specs is not None and req.spec not in specs:
+            continue
         out[req.spec][0 if req.id in cited else 1].append(req)
     return dict(sorted(out.items()))
 
 
-def coverage_report(suite: Suite, *, missing: bool = True) -> str:
-    """A plain-text report: one line per spec, then (``missing``) every uncovered statement."""
+def coverage_report(
+    suite: Suite,
+    *,
+    missing: bool = True,
+    specs: Collection[str] | None = None,
+    operations: Collection[str] | None = None,
+) -> str:
+    """A plain-text report: one line per spec, then (``missing``) every uncovered statement.
+
+    ``specs`` and ``operations`` narrow it as :func:`coverage` does.
+    """
     lines = []
-    table = coverage(suite)
+    table = coverage(suite, specs=specs, operations=operations)
+    if operations is not None:
+        lines.append(f"citations of the cases of {', '.join(sorted(operations))} only")
     for spec, (covered, uncovered) in table.items():
         total = len(covered) + len(uncovered)
         testable = total - sum(1 for r in uncovered if r.untestable)
