@@ -70,9 +70,9 @@ def run_parallel(
     for _, start, results in found:
         held[start] = results
         while expected in held:
-            chunk = held.pop(expected)
-            yield from chunk
-            expected += len(chunk)
+            ready = held.pop(expected)
+            yield from ready
+            expected += len(ready)
 
 
 def run_jobs(
