@@ -1,10 +1,10 @@
 """The steps of the GitHub Action (``action.yml``), as a script of the standard library alone.
 
 ``action.yml`` runs ``python3 runner/tools/action.py install``, then ``... run``, from the
-action's checkout.  Every input arrives in an environment variable (``FC_*``), never in the text of a shell
-command, and nothing is run through a shell: the packages are a list, one a line, and
-``args`` is split with :func:`shlex.split`, so ``$(...)``, backticks and ``;`` in an input are
-text given to ``flux-conformance``, never commands.
+action's checkout.  Every input arrives in an environment variable (``FC_*``), never in the
+text of a shell command, and nothing is run through a shell: the packages are a list, one a
+line, and ``args`` is split with :func:`shlex.split`, so ``$(...)``, backticks and ``;`` in an
+input are text given to ``flux-conformance``, never commands.
 
 ``install`` makes a virtual environment of its own (so the job's Python is left as it was) and
 installs into it, in one pip call, the suite (by default from the action's own checkout, so
