@@ -8,7 +8,9 @@ consecutive cases, one per idle worker, and yields the results in case order, so
 is the one a serial run writes, durations aside.
 
 A worker that dies (a library that crashes its process) costs only the chunk it held: those
-cases come back errored, saying so, and a fresh worker takes its place.  Where ``fork`` is not
+cases come back errored, saying so, and a fresh worker takes its place.  An answer too deeply
+nested for pickle to carry back is taken again in the parent, so the report shows it as a
+serial run would.  Where ``fork`` is not
 available the cases run serially, in this process.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import signal
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -170,6 +173,8 @@ class _Pool:
         self.idle: list[_Worker] = []
         self.busy: dict[Connection, tuple[_Worker, tuple[int, int, int]]] = {}
         self.all: list[_Worker] = []
+        #: Adapters of this process, for the rare case run again here (see :meth:`rerun`).
+        self.own: dict[int, Adapter] = {}
 
     def spawn(self) -> _Worker:
         """Start one more worker (idle)."""
@@ -205,12 +210,29 @@ class _Pool:
             if kind == "results":
                 self.idle.append(worker)
                 cases = self.cases[task[1] : task[2]]
-                yield worker, task, [_dress(c, r) for c, r in zip(cases, payload, strict=True)]
+                yield (
+                    worker,
+                    task,
+                    [
+                        _dress(c, raw) if raw is not None else self.rerun(task[0], c)
+                        for c, raw in zip(cases, payload, strict=True)
+                    ],
+                )
                 continue
             worker.close()
             self.all.remove(worker)
             cases = self.cases[task[1] : task[2]]
             yield None, task, [_lost(case, kind, payload) for case in cases]
+
+    def rerun(self, job: int, case: Case) -> CaseResult:
+        """Run one case in this process, as a serial run would.
+
+        Its answer could not cross the pipe (nested deeper than pickle can write).
+        """
+        adapter = self.own.get(job)
+        if adapter is None:
+            adapter = self.own[job] = _started(self.jobs[job])
+        return _run_chunk([case], self.jobs[job], adapter, self.operations, self.oracle)[0]
 
     def stop(self) -> None:
         """Let every worker finish its task, close its adapters and exit."""
@@ -223,6 +245,8 @@ class _Pool:
         self.busy.clear()
         for worker in self.all:
             worker.close()
+        for adapter in self.own.values():
+            adapter.close()
 
 
 @dataclass
@@ -252,9 +276,21 @@ def _strip(result: CaseResult) -> tuple[Any, ...]:
     )
 
 
-def _dress(case: Case, raw: tuple[Any, ...]) -> CaseResult:
-    """The result :func:`_strip` sent, with its case again."""
-    outcome, reply, reason, diff, seconds, fault = raw
+def _packed(result: CaseResult) -> bytes | None:
+    """A result as bytes for the pipe, or None when pickle cannot write it.
+
+    That is an answer nested deeper than the interpreter's recursion limit; the parent then
+    runs the case itself.
+    """
+    try:
+        return pickle.dumps(_strip(result), protocol=pickle.HIGHEST_PROTOCOL)
+    except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
+def _dress(case: Case, packed: bytes) -> CaseResult:
+    """The result :func:`_packed` sent, with its case again."""
+    outcome, reply, reason, diff, seconds, fault = pickle.loads(packed)
     return CaseResult(case, Outcome(outcome), reply, reason, diff, seconds, fault)
 
 
@@ -292,7 +328,7 @@ def _work(
                     adapter = adapters[j] = _started(jobs[j])
                 results = _run_chunk(cases[start:stop], jobs[j], adapter, operations, oracle)
                 # The parent has the cases: send back only what the run found.
-                connection.send(("results", [_strip(r) for r in results]))
+                connection.send(("results", [_packed(r) for r in results]))
             except Exception:
                 connection.send(("crashed", traceback.format_exc()))
     finally:

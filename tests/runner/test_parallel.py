@@ -193,3 +193,39 @@ def test_jobs_must_be_a_positive_number(capsys, value):
         main(["run", "-j", value])
     assert info.value.code == 2
     assert "1 or more" in capsys.readouterr().err
+
+
+class _DeepOnRange:
+    """Answers one input with a list nested deeper than pickle can write."""
+
+    def run(self, operation, input, **options):
+        if input == "1-3":
+            value: list = []
+            for _ in range(50_000):
+                value = [value]
+            return {"output": value}
+        return {"output": []}
+
+
+def test_an_answer_pickle_cannot_carry_is_judged_as_a_serial_run_judges_it(monkeypatch, mini_suite):
+    fake_module(monkeypatch, "deep_fake", Impl=_DeepOnRange)
+    job = Job(lambda: make_adapter("python:deep_fake:Impl"))
+    serial = list(
+        run_cases(
+            mini_suite.cases, job.make_adapter(), mini_suite.operations, oracle=reference_oracle
+        )
+    )
+    parallel = list(
+        run_parallel(
+            mini_suite.cases,
+            job,
+            mini_suite.operations,
+            oracle=reference_oracle,
+            workers=2,
+            chunk=1,
+        )
+    )
+    assert [(r.case.id, r.outcome, r.reason) for r in parallel] == [
+        (r.case.id, r.outcome, r.reason) for r in serial
+    ]
+    assert all("worker process" not in r.reason for r in parallel)

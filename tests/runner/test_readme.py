@@ -56,9 +56,7 @@ def _commands() -> list[str]:
     found = []
     for line in TEXT.splitlines():
         stripped = line.strip().removeprefix("$ ")
-        if stripped.startswith("flux-conformance ") and (
-            line.startswith(("    ", "$"))
-        ):
+        if stripped.startswith("flux-conformance ") and (line.startswith(("    ", "$"))):
             found.append(stripped)
     return found
 
