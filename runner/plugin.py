@@ -30,15 +30,13 @@ from typing import Any
 import pytest
 
 from flux_conformance.runner.adapters.base import Adapter, AdapterError
-from flux_conformance.runner.cases import Case, Suite, SuiteError, load_suite
+from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
 from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.oracle import DEFAULT_EDITION, EDITIONS, reference_oracle
 from flux_conformance.runner.report import compact_json
 
 __all__ = ["CaseFile", "CaseItem", "ConformanceFailure"]
-
-_LEVELS = ("must", "should", "may", "clarification")
 
 
 @contextlib.contextmanager
@@ -163,7 +161,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     selectors: tuple[tuple[str, str, dict[str, Any]], ...] = (
         ("operation", "operations (glob)", {"metavar": "GLOB"}),
         ("id", "case ids (glob)", {"metavar": "GLOB"}),
-        ("level", "levels", {"choices": _LEVELS}),
+        ("level", "levels", {"choices": LEVELS}),
         ("tag", "cases with this tag", {"metavar": "TAG"}),
     )
     for word, what, kind in selectors:

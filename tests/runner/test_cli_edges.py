@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-import time
 
 import pytest
 from support import MINI
@@ -186,13 +185,10 @@ def test_version_is_answered_from_the_cache_once_the_suite_is_known(capsys, monk
         raise AssertionError("the suite was loaded again")
 
     monkeypatch.setattr(cases_module, "load_suite", no_loading)
-    began = time.perf_counter()
     with pytest.raises(SystemExit) as info:
         main(["--version"])
-    seconds = time.perf_counter() - began
     assert info.value.code == 0
     assert capsys.readouterr().out == first
-    assert seconds < 0.5
 
 
 def test_version_loads_again_when_a_case_changes(capsys, monkeypatch, tmp_path):
