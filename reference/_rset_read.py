@@ -576,7 +576,7 @@ def _read(doc: Any, warnings: list[str], edition: Edition) -> ResourceSet:
 
     path: Path = ("execution",)
     ex = _object(top["execution"], path, "execution")
-    known = ("R_lite", "nodelist", "properties", "starttime", "expiration")
+    known: tuple[str, ...] = ("R_lite", "nodelist", "properties", "starttime", "expiration")
     if edition.r_nslots:
         known = (*known, "nslots")
         if "nslots" in ex:

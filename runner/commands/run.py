@@ -92,6 +92,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
+        expectations = expectations.in_edition(
+            suite.editions.resolve(args.edition), suite.editions.names
+        )
         decide, skip = expectations.decide, expectations.skip_reason
     adapter = make_adapter(args.impl, timeout=args.timeout)
     try:

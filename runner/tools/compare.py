@@ -149,6 +149,8 @@ def run_matrix(
         path = expectations.get(spec)
         if path is not None:
             exp = Expectations.load(path)
+            if edition is not None:
+                exp = exp.in_edition(edition, suite.editions.names)
             decide, skip = exp.decide, exp.skip_reason
             note = (note + "; " if note else "") + f"expectations {path.name}"
         try:
