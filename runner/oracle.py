@@ -4,19 +4,16 @@ Comparators judge semantically through an :class:`~runner.comparators.Oracle`, w
 implementation through the adapter protocol.  This is the one place that decides which
 implementation that is: the reference, in-process, in the edition of the case being judged.
 Callers (the commands, the pytest plugin, the tools) hand :func:`reference_oracle` to
-:func:`runner.engine.run_cases`; the engine itself never chooses.  The reference's editions
-(``EDITIONS``, ``DEFAULT_EDITION``) are named here for the rest of the runner, which does not
-import the reference.
+:func:`runner.engine.run_cases`; the engine itself never chooses.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from flux_conformance.reference.operations import DEFAULT_EDITION, EDITIONS
 from flux_conformance.runner.comparators import Oracle
 
-__all__ = ["DEFAULT_EDITION", "EDITIONS", "reference_oracle"]
+__all__ = ["reference_oracle"]
 
 
 @cache

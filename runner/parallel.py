@@ -41,11 +41,13 @@ CHUNK = 16
 
 @dataclass(frozen=True)
 class Job:
-    """One implementation's share of a run: how to build its adapter, and its expectations."""
+    """One implementation's share of a run: how to build its adapter, expectations, edition."""
 
     make_adapter: Callable[[], Adapter]
     skip: Callable[[Case], str | None] | None = None
     decide: Callable[[CaseResult], CaseResult] | None = None
+    #: The edition of the specs the run follows (see :func:`runner.engine.run_cases`).
+    edition: str | None = None
 
 
 def can_fork() -> bool:
@@ -154,7 +156,15 @@ def _run_chunk(
     oracle: OracleFactory,
 ) -> list[CaseResult]:
     return list(
-        run_cases(cases, adapter, operations, oracle=oracle, skip=job.skip, decide=job.decide)
+        run_cases(
+            cases,
+            adapter,
+            operations,
+            oracle=oracle,
+            skip=job.skip,
+            decide=job.decide,
+            edition=job.edition,
+        )
     )
 
 

@@ -33,7 +33,7 @@ from flux_conformance.runner.adapters.base import Adapter, AdapterError
 from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
 from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
 from flux_conformance.runner.errors import ConformanceError
-from flux_conformance.runner.oracle import DEFAULT_EDITION, EDITIONS, reference_oracle
+from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report import compact_json
 
 __all__ = ["CaseFile", "CaseItem", "ConformanceFailure"]
@@ -60,7 +60,9 @@ class _State:
             raise pytest.UsageError(
                 "flux-conformance: the suite cannot load:\n" + "\n".join(exc.lines())
             ) from None
-        self.filters = _filters(config)
+        with _usage():
+            self.edition: str = self.suite.editions.resolve(config.getoption("conformance_edition"))
+        self.filters = _filters(config, self.edition)
         self.by_file: dict[Path, list[Case]] = {}
         for case in self.suite.cases:
             if self.filters.accepts(case):
@@ -74,6 +76,7 @@ class _State:
             with _usage():
                 loaded = Expectations.load(self.expectations)
                 loaded.check_not_stale(c.id for c in self.suite.cases)
+                loaded = loaded.in_edition(self.edition, self.suite.editions.names)
             self.skip, self.decide = loaded.skip_reason, loaded.decide
         from flux_conformance.runner.adapters.factory import make_adapter
 
@@ -93,7 +96,7 @@ class _State:
 _STATE = pytest.StashKey[_State]()
 
 
-def _filters(config: pytest.Config) -> Filters:
+def _filters(config: pytest.Config, edition: str) -> Filters:
     def option(name: str) -> tuple[str, ...]:
         return tuple(config.getoption(f"conformance_{name}"))
 
@@ -102,7 +105,7 @@ def _filters(config: pytest.Config) -> Filters:
         ids=option("id"),
         levels=option("level"),
         tags=option("tag"),
-        edition=config.getoption("conformance_edition"),
+        edition=edition,
         exclude_operations=option("exclude_operation"),
         exclude_ids=option("exclude_id"),
         exclude_levels=option("exclude_level"),
@@ -142,9 +145,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-cases", default=None, metavar="DIR", help="case directory")
     group.addoption(
         "--conformance-edition",
-        default=DEFAULT_EDITION,
-        choices=EDITIONS,
-        help=f"edition of the RFC texts whose cases run (default {DEFAULT_EDITION})",
+        default=None,
+        metavar="NAME",
+        help="the edition of the spec texts to follow (default: the latest)",
     )
     group.addoption(
         "--conformance-expectations",
@@ -274,9 +277,10 @@ class CaseItem(pytest.Item):
             pytest.skip(why)
         if not state.adapter.supports(case.operation):
             pytest.skip("operation not supported by the implementation")
-        reply = state.adapter.run(case.operation, case.input, edition=case.edition)
+        edition = case.edition or state.edition
+        reply = state.adapter.run(case.operation, case.input, edition=edition)
         op = state.suite.operations[case.operation]
-        result = judge(case, reply, op, reference_oracle(case.edition))
+        result = judge(case, reply, op, reference_oracle(edition))
         if state.decide:
             result = state.decide(result)
         if result.outcome is Outcome.SKIPPED:
@@ -305,9 +309,7 @@ class CaseItem(pytest.Item):
         if r.reply is not None and r.reply.stderr:
             lines += ["  stderr (tail):", *(f"    {x}" for x in r.reply.stderr.splitlines()[-15:])]
         argv = ["flux-conformance", "run", "--impl", state.spec, "--id", r.case.id]
-        edition = r.case.edition or self.config.getoption("conformance_edition")
-        if edition != DEFAULT_EDITION:
-            argv += ["--edition", edition]
+        argv += ["--edition", r.case.edition or state.edition]
         cases = self.config.getoption("conformance_cases")
         argv += ["--cases", cases] if cases else []
         if state.expectations is not None:

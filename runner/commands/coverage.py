@@ -25,8 +25,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     specs, operations = scope_of(args, suite) if args.spec or args.operation else (None, None)
     # Citations are narrowed only by -o: --spec alone shows the whole suite's cover of a spec.
     cited_by = operations if args.operation else None
-    report = coverage_report(suite, missing=not args.summary, specs=specs, operations=cited_by)
-    print(report, file=out, end="")
+    names = [args.edition] if args.edition else list(suite.editions.names)
+    for name in names:
+        report = coverage_report(
+            suite, missing=not args.summary, edition=name, specs=specs, operations=cited_by
+        )
+        print(report, file=out, end="")
     return EXIT_OK
 
 
@@ -36,4 +40,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_cases_option(p)
     add_scope_filters(p)
     p.add_argument("--summary", action="store_true", help="only the per-spec shares")
+    p.add_argument(
+        "--edition",
+        metavar="NAME",
+        help="only this edition of the spec texts (default: each edition in turn)",
+    )
     p.set_defaults(func=main)

@@ -102,6 +102,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
+        expectations = expectations.in_edition(
+            suite.editions.resolve(args.edition), suite.editions.names
+        )
         decide, skip = expectations.decide, expectations.skip_reason
     adapter = make_adapter(args.impl, timeout=args.timeout)
     try:
@@ -115,14 +118,14 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         version=adapter.version,
         suite_version=runner.__version__,
         suite_digest=suite.digest(),
-        edition=args.edition,
+        edition=suite.editions.resolve(args.edition),
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
         timeout=None if args.timeout == DEFAULT_TIMEOUT else args.timeout,
         selected=len(cases),
         other_edition=other_edition,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        filters=filters_of(args).to_json(),
+        filters=filters_of(args, suite).to_json(),
         expectations=str(path) if path else "",
     )
     stream: Iterator[CaseResult]
@@ -131,13 +134,21 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
         # Each worker starts its own; this one only told the header its name and version.
         adapter.close()
-        job = Job(lambda: make_adapter(args.impl, timeout=args.timeout), skip, decide)
+        job = Job(
+            lambda: make_adapter(args.impl, timeout=args.timeout), skip, decide, header.edition
+        )
         stream = run_parallel(
             cases, job, suite.operations, oracle=reference_oracle, workers=args.jobs
         )
     else:
         stream = run_cases(
-            cases, adapter, suite.operations, oracle=reference_oracle, skip=skip, decide=decide
+            cases,
+            adapter,
+            suite.operations,
+            oracle=reference_oracle,
+            edition=header.edition,
+            skip=skip,
+            decide=decide,
         )
     summary = Summary()
     interrupted = False

@@ -149,13 +149,9 @@ def compact_json(value: Any, limit: int = 2000) -> str:
 
 def replay_command(header: Header, result: CaseResult) -> str:
     """The one-line command that runs just this case again."""
-    from flux_conformance.runner.oracle import DEFAULT_EDITION
-
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
-    # The edition the run used, so a case of every edition is judged by the same oracle.
-    edition = result.case.edition or header.edition
-    if edition and edition != DEFAULT_EDITION:
-        argv += ["--edition", edition]
+    # The edition the case ran in: its own, or the one the run followed.
+    argv += ["--edition", result.case.edition or header.edition]
     if header.timeout is not None:
         argv += ["--timeout", f"{header.timeout:g}"]
     if header.cases_given:

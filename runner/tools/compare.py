@@ -128,13 +128,15 @@ def run_matrix(
     progress: Callable[[str], None] | None = None,
     about: str = "",
     workers: int = 1,
+    edition: str | None = None,
 ) -> Matrix:
     """Run every case against every implementation.
 
     With ``workers`` above 1 the implementations run side by side in that many processes
     (:mod:`runner.parallel`), each column still in case order.  ``progress`` receives a line
     as each implementation starts and finishes.  ``about`` says what was compared (see
-    :meth:`runner.report.Header.describe`).
+    :meth:`runner.report.Header.describe`); ``edition`` is the edition of the specs the run
+    follows (see :func:`runner.engine.run_cases`).
     """
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.oracle import reference_oracle
@@ -154,11 +156,13 @@ def run_matrix(
         path = expectations.get(spec)
         if path is not None:
             exp = Expectations.load(path)
+            if edition is not None:
+                exp = exp.in_edition(edition, suite.editions.names)
             decide, skip = exp.decide, exp.skip_reason
             note = (note + "; " if note else "") + f"expectations {path.name}"
         adapters.append(adapter)
         notes.append(note)
-        jobs.append(Job(functools.partial(make_adapter, spec), skip, decide))
+        jobs.append(Job(functools.partial(make_adapter, spec), skip, decide, edition))
     columns: list[tuple[CaseResult, ...]] = []
     try:
         if workers > 1:
@@ -186,6 +190,7 @@ def run_matrix(
                         oracle=reference_oracle,
                         skip=job.skip,
                         decide=job.decide,
+                        edition=edition,
                     )
                 )
                 adapter.close()

@@ -12,27 +12,32 @@ __all__ = ["coverage", "coverage_report"]
 
 def coverage(
     suite: Suite,
+    edition: str | None = None,
     *,
     specs: Collection[str] | None = None,
     operations: Collection[str] | None = None,
 ) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
-    """Per spec: (requirements some case cites, requirements none cites).
+    """Per spec: (requirements some case cites, requirements none cites), in ``edition``.
 
-    ``specs`` keeps those specs' statements; ``operations`` counts only the citations of those
-    operations' cases (the statements of their specs that those cases cover, and those they
-    leave to other operations or to none).
+    An edition's requirements are the statements its texts make; the cases that cover them are
+    those that hold under it.  ``edition`` None: the suite's default edition.  ``specs`` keeps
+    those specs' statements; ``operations`` counts only the citations of those operations'
+    cases (the statements of their specs that those cases cover, and those they leave to other
+    operations or to none).
     """
+    name = suite.editions.resolve(edition)
     cited = {
         req
         for case in suite.cases
-        if operations is None or case.operation in operations
+        if case.edition in (None, name) and (operations is None or case.operation in operations)
         for req in case.requirements
     }
     out: dict[str, tuple[list[Requirement], list[Requirement]]] = defaultdict(lambda: ([], []))
     for req in suite.requirements.values():
         if specs is not None and req.spec not in specs:
             continue
-        out[req.spec][0 if req.id in cited else 1].append(req)
+        if req.applies_in(name):
+            out[req.spec][0 if req.id in cited else 1].append(req)
     return dict(sorted(out.items()))
 
 
@@ -40,17 +45,20 @@ def coverage_report(
     suite: Suite,
     *,
     missing: bool = True,
+    edition: str | None = None,
     specs: Collection[str] | None = None,
     operations: Collection[str] | None = None,
 ) -> str:
-    """A plain-text report: one line per spec, then (``missing``) every uncovered statement.
+    """A plain-text report for one edition (None: the default).
 
-    ``specs`` and ``operations`` narrow it as :func:`coverage` does.
+    One line per spec, then (``missing``) every uncovered statement; ``specs`` and
+    ``operations`` narrow it as :func:`coverage` does.
     """
-    lines = []
-    table = coverage(suite, specs=specs, operations=operations)
+    name = suite.editions.resolve(edition)
+    lines = [f"edition {name}:"]
     if operations is not None:
         lines.append(f"citations of the cases of {', '.join(sorted(operations))} only")
+    table = coverage(suite, name, specs=specs, operations=operations)
     for spec, (covered, uncovered) in table.items():
         total = len(covered) + len(uncovered)
         testable = total - sum(1 for r in uncovered if r.untestable)

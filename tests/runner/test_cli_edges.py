@@ -12,11 +12,12 @@ from support import MINI
 
 from flux_conformance.runner import cases as cases_module
 from flux_conformance.runner.cli import EXIT_BROKEN_PIPE, main
+from flux_conformance.runner.editions import bundled
 from flux_conformance.runner.engine import _diff
-from flux_conformance.runner.oracle import DEFAULT_EDITION, EDITIONS
 
 CLI = [sys.executable, "-m", "flux_conformance.runner.cli"]
-OTHER_EDITION = next(e for e in EDITIONS if e != DEFAULT_EDITION)
+DEFAULT_EDITION = bundled().default
+OTHER_EDITION = next(e for e in bundled().names if e != DEFAULT_EDITION)
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -238,7 +239,7 @@ def test_the_replay_command_keeps_edition_and_timeout(capsys):
         capsys, "run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"
     )
     replay = next(line for line in out.splitlines() if "replay:" in line)
-    assert "--edition" not in replay
+    assert f"--edition {DEFAULT_EDITION}" in replay
     assert "--timeout" not in replay
 
 
