@@ -80,6 +80,12 @@ def _expectations_path(args: argparse.Namespace) -> Path | None:
     return shipped_expectations(args.impl)
 
 
+def _replay_options(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.expectations:
+        return ("--expectations", args.expectations)
+    return ("--no-shipped-expectations",) if args.no_shipped_expectations else ()
+
+
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
     from flux_conformance.runner.adapters.factory import make_adapter
@@ -122,6 +128,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
         timeout=None if args.timeout == DEFAULT_TIMEOUT else args.timeout,
+        replay_options=_replay_options(args),
         selected=len(cases),
         other_edition=other_edition,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

@@ -250,3 +250,34 @@ def test_other_edition_is_mentioned_only_when_the_filter_would_take_it(capsys):
     code, out, _ = _run(capsys, "run", "-o", "count.values")
     assert code == 0
     assert "case(s) of the other edition left out" in out
+
+
+def test_the_replay_command_keeps_how_expectations_were_applied(capsys, tmp_path):
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--impl",
+        "clustershell",
+        "--no-shipped-expectations",
+        "--id",
+        "hostlist.decode.vector-repeated-names",
+    )
+    assert code == 1
+    replay = next(line for line in out.splitlines() if "replay:" in line)
+    assert replay.endswith("--no-shipped-expectations")
+    known = tmp_path / "known.yaml"
+    known.write_text("expectations:\n  - id: mini.range\n    status: skip\n    reason: r\n")
+    code, out, _ = _run(
+        capsys,
+        "run",
+        "--cases",
+        str(MINI),
+        "--impl",
+        "python:inprocess_fakes:Wrong",
+        "--expectations",
+        str(known),
+        "--id",
+        "mini.list",
+    )
+    replay = next(line for line in out.splitlines() if "replay:" in line)
+    assert f"--expectations {known} " in replay
