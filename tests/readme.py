@@ -7,7 +7,8 @@ Every block between ``<!-- tour: NAME -->`` and ``<!-- end tour -->`` is a conso
 first line is the command (``$ flux-conformance ...``), the rest is what that command prints
 now, run from the checkout (``SRC`` stands for the checkout's path, so that no machine's path is
 written down).  The block between ``<!-- perf: table -->`` and ``<!-- end perf -->`` is
-rendered from the JSON that ``tests/benchmarks/run_all.py --json FILE`` writes.
+rendered from the JSON that ``tests/benchmarks/run_all.py --json FILE`` writes, and so is the
+table of every figure in docs/performance.md.
 ``tests/runner/test_readme.py`` checks that the tour is what the commands print.
 """
 
@@ -29,6 +30,8 @@ TOUR = re.compile(
     r"(<!-- tour: (\S+) -->\n```console\n\$ (.*?)\n)(.*?)(```\n<!-- end tour -->)", re.S
 )
 PERF = re.compile(r"(<!-- perf: table -->\n)(.*?)(<!-- end perf -->)", re.S)
+PERF_DOC = ROOT / "docs" / "performance.md"
+CURRENT = re.compile(r"(<!-- current -->\n)(.*?)(<!-- end current -->)", re.S)
 
 #: The README's benchmark rows: (words in run_all's row name, how the README names the work).
 PERF_ROWS = (
@@ -131,6 +134,23 @@ def perf_table(doc: dict[str, Any]) -> str:
     return where + "\n\n" + "\n".join(lines) + "\n\n"
 
 
+def full_table(doc: dict[str, Any]) -> str:
+    """Every figure of one ``run_all.py --json`` file, for docs/performance.md."""
+    lines = [
+        f"## Current figures ({doc['measured'][:10]})",
+        "",
+        perf_table(doc).split("\n\n", 1)[0],
+        "",
+        "| benchmark | ours | target | third parties |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for row in doc["benchmarks"]:
+        others = "; ".join(f"{name} {_ms(value)}" for name, value in row["others"].items())
+        name = row["name"].strip().replace("|", "/")
+        lines.append(f"| {name} | {_ms(row['ours'])} | {_ms(row['target'])} | {others} |")
+    return "\n".join(lines) + "\n\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the README's generated blocks (``--write``) or say whether they are current."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -142,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.perf:
         doc = json.loads(Path(args.perf).read_text(encoding="utf-8"))
         new = PERF.sub(lambda m: m.group(1) + perf_table(doc) + m.group(3), new)
+        if args.write:
+            text_doc = PERF_DOC.read_text(encoding="utf-8")
+            text_doc = CURRENT.sub(lambda m: m.group(1) + full_table(doc) + m.group(3), text_doc)
+            PERF_DOC.write_text(text_doc, encoding="utf-8")
     if args.write:
         README.write_text(new, encoding="utf-8")
         return 0

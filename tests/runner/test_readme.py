@@ -24,8 +24,21 @@ def _prose(text: str) -> str:
     return PERF.sub("", TOUR.sub("", text))
 
 
+def words(text: str) -> list[str]:
+    """The words of a text: runs of letters and digits (a table's pipes and rules are none)."""
+    return re.findall(r"[A-Za-z0-9](?:[\w.'/-]|,(?=\d))*", text)
+
+
 def test_the_readme_reads_in_five_minutes():
-    assert len(TEXT.split()) < 1500
+    assert words("the `-j 2` option | 1,500 --- words") == [
+        "the",
+        "j",
+        "2",
+        "option",
+        "1,500",
+        "words",
+    ]
+    assert len(words(TEXT)) < 1500
 
 
 @pytest.mark.parametrize("name", [name for name, _, _ in tour(TEXT)])
