@@ -35,6 +35,7 @@ _MODULES = (
     "flux_conformance.reference.constraint",
     "flux_conformance.reference.query",
     "flux_conformance.reference.slurm_extra",
+    "flux_conformance.reference.allocate",
 )
 
 
