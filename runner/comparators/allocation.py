@@ -173,7 +173,6 @@ class _Counts:
     """Acceptable counts through the oracle (``count.values``), remembered per (count, limit)."""
 
     oracle: Oracle
-    edition_key: str | None = None
     memo: dict[tuple[str, int], list[int]] = field(default_factory=dict)
 
     def values(self, count: Any, limit: int) -> list[int]:
@@ -353,7 +352,8 @@ def _check_subset(known: dict[str, Any], got: Ranks) -> str | None:
 
 
 def _check_constraint(known: dict[str, Any], got: Ranks) -> str | None:
-    outside = [r for r in sorted(got) if not known["ranks"][str(r)]["eligible"]]
+    ranks = known["ranks"]
+    outside = [r for r in sorted(got) if str(r) in ranks and not ranks[str(r)]["eligible"]]
     if outside:
         return f"rank {outside[0]} does not satisfy the constraint"
     return None
