@@ -119,8 +119,10 @@ Request = NodeRequest | SlotGroup | SlotOfNodes
 
 _R_TYPES = ("node", "slot", "core", "gpu")
 
+Path = tuple[str | int, ...]
 
-def _never(reason: str, path: tuple[str | int, ...]) -> UnsatisfiableError:
+
+def _never(reason: str, path: Path) -> UnsatisfiableError:
     return UnsatisfiableError(reason, path=path)
 
 
@@ -128,14 +130,17 @@ def _count(vertex: dict[str, Any], edition: str) -> Count:
     return parse_count(vertex["count"], edition=edition)
 
 
-def _demand(
-    children: Sequence[dict[str, Any]], path: tuple[str | int, ...], edition: str
-) -> Demand:
+def _within(children: Sequence[dict[str, Any]], path: Path) -> list[tuple[Path, dict[str, Any]]]:
+    return [((*path, "with", index), child) for index, child in enumerate(children)]
+
+
+def _demand(children: Sequence[tuple[Path, dict[str, Any]]], edition: str) -> Demand:
     """The cores and GPUs of a slot or node: at most one core and one gpu vertex, leaves."""
     found: dict[str, Count] = {}
-    for index, child in enumerate(children):
-        where = (*path, index)
+    for where, child in children:
         kind = child["type"]
+        if kind == "node":
+            raise _never("an R holds no node inside a node", where)
         if kind not in ("core", "gpu"):
             raise _never(f"an R holds no {kind!r} at this level", where)
         if "with" in child:
@@ -146,14 +151,14 @@ def _demand(
     return Demand(found.get("core"), found.get("gpu"))
 
 
-def _read_vertex(vertex: dict[str, Any], path: tuple[str | int, ...], edition: str) -> Request:
+def _read_vertex(vertex: dict[str, Any], path: Path, edition: str) -> Request:
     kind = vertex["type"]
     if kind not in _R_TYPES:
         raise _never(f"an R pool holds no {kind!r} resources, only nodes, cores and GPUs", path)
     children: list[dict[str, Any]] = vertex.get("with", [])
     if kind == "node":
         groups: list[SlotGroup] = []
-        own = [c for c in children if c["type"] != "slot"]
+        own = [(p, c) for p, c in _within(children, path) if c["type"] != "slot"]
         for index, child in enumerate(children):
             if child["type"] == "slot":
                 demand = _slot_demand(child, (*path, "with", index), edition)
@@ -161,7 +166,7 @@ def _read_vertex(vertex: dict[str, Any], path: tuple[str | int, ...], edition: s
                     raise _never("an R holds no node inside a node", (*path, "with", index))
                 groups.append(SlotGroup(_count(child, edition), demand, slot=True))
         if own:
-            groups.append(SlotGroup(Count(IdSet(((1, 1),))), _demand(own, path, edition), False))
+            groups.append(SlotGroup(Count(IdSet(((1, 1),))), _demand(own, edition), False))
         return NodeRequest(_count(vertex, edition), vertex.get("exclusive", False), tuple(groups))
     if kind == "slot":
         inner = _slot_demand(vertex, path, edition)
@@ -169,17 +174,17 @@ def _read_vertex(vertex: dict[str, Any], path: tuple[str | int, ...], edition: s
             return SlotGroup(_count(vertex, edition), inner, slot=True)
         return SlotOfNodes(_count(vertex, edition), *inner)
     # A core or GPU at the top of the request: not inside any slot, so not a slot's.
-    return SlotGroup(Count(IdSet(((1, 1),))), _demand([vertex], path, edition), slot=False)
+    return SlotGroup(Count(IdSet(((1, 1),))), _demand([(path, vertex)], edition), slot=False)
 
 
 def _slot_demand(
-    slot: dict[str, Any], path: tuple[str | int, ...], edition: str
+    slot: dict[str, Any], path: Path, edition: str
 ) -> Demand | tuple[Count, bool, Demand]:
     """What one slot holds: cores and GPUs on one node, or whole nodes (count, exclusive)."""
     children: list[dict[str, Any]] = slot["with"]
     nodes = [c for c in children if c["type"] == "node"]
     if not nodes:
-        return _demand(children, (*path, "with"), edition)
+        return _demand(_within(children, path), edition)
     if len(children) != 1:
         raise _never("a slot holding nodes and other resources beside them", (*path, "with"))
     node = nodes[0]
@@ -193,7 +198,7 @@ def _slot_demand(
     return (
         _count(node, edition),
         exclusive,
-        _demand(node.get("with", []), (*where, "with"), edition),
+        _demand(_within(node.get("with", []), where), edition),
     )
 
 

@@ -96,7 +96,7 @@ class OperationSpec:
 
     def expected_problems(self, value: Any) -> list[str]:
         """Why ``value`` is not a valid expected output in a case (empty when it is)."""
-        return self._problems("expected" if self.expected_schema is not None else "output", value)
+        return self._problems("expected", value)
 
     def _validator(self, which: str) -> jsonschema.protocols.Validator:
         import jsonschema
@@ -105,7 +105,7 @@ class OperationSpec:
             schemas = {
                 "input": self.input_schema,
                 "output": self.output_schema,
-                "expected": self.expected_schema,
+                "expected": self.expected_schema or self.output_schema,
             }
             sch = schemas[which]
             cls = jsonschema.validators.validator_for(sch, default=jsonschema.Draft202012Validator)
