@@ -302,3 +302,18 @@ def test_breaches_list_every_rule_broken() -> None:
     value = {"pool": POOL, "jobspec": jobspec(nodes(1), duration=10), "now": 1}
     found = rule_breaches(value, r_doc([("0", "0-1")], "n0"), reference_oracle(OLDER))
     assert [rule for rule, _ in found] == ["counts", "times"]
+
+
+def test_the_adapters_doc_counts_flux_cores_scheduling_findings() -> None:
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "adapters.md").read_text(encoding="utf-8")
+    stated = re.search(r"\*\*scheduling\*\* \(`sched\.allocate`, (\d+);", doc)
+    assert stated is not None
+    path = root / "runner" / "adapters" / "thirdparty" / "expectations" / "flux-core.yaml"
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["expectations"]
+    assert int(stated.group(1)) == sum(e["id"].startswith("sched.allocate.") for e in entries)
