@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flux_conformance.reference import editions
 from flux_conformance.reference.constraint import compile_constraint, evaluate
 from flux_conformance.reference.errors import FormatError, InvalidError
 from flux_conformance.reference.idset import IdSet
@@ -606,8 +607,6 @@ def _document(
     times: tuple[float | None, float | None],
     edition: str,
 ) -> dict[str, Any]:
-    from flux_conformance.reference.operations import EDITIONS
-
     runs: list[tuple[int, int, Children]] = []
     for rank in sorted(taken):
         children = taken[rank]
@@ -618,19 +617,19 @@ def _document(
     ranks = IdSet.from_ids(sorted(taken))
     # Host names and properties come from the pool, for the ranks taken.
     hosts = tuple(map(pool.hostnames.__getitem__, pool.positions(ranks)))
-    newer = EDITIONS.index(edition) > 0
+    rules = editions.edition_named(edition)
     properties = {}
     for name, where in pool.properties.items():
         # RFC 20, Execution > properties (2026-08-13 on): a scheduler leaves instance-local
         # (+) properties out of the R it allocates.
-        if newer and name.startswith("+"):
+        if rules.r_instance_local_properties and name.startswith("+"):
             continue
         held = where.intersection(ranks)
         if held:
             properties[name] = held
     result = ResourceSet(tuple(runs), hosts, properties).to_json()
     execution = result["execution"]
-    if newer:
+    if rules.r_nslots:
         # RFC 20, Execution > nslots (2026-08-13 on): a conforming scheduler writes the total.
         execution["nslots"] = slots
     start, end = times
