@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flux_conformance.reference import editions
+from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.constraint import compile_constraint, evaluate
 from flux_conformance.reference.errors import FormatError, InvalidError
 from flux_conformance.reference.idset import IdSet
@@ -272,15 +273,35 @@ class Node:
     def take(self, ncores: int, ngpus: int) -> Children:
         """Take the lowest ``ncores`` cores and ``ngpus`` GPUs still free here."""
         cores, gpus = _lowest(self.cores, ncores), _lowest(self.gpus, ngpus)
-        self.cores, self.gpus = _without(self.cores, cores), _without(self.gpus, gpus)
+        if type(cores) is int and type(gpus) is int:
+            self.cores ^= cores  # type: ignore[operator]  # bits: a part of them is taken
+            self.gpus ^= gpus  # type: ignore[operator]
+        else:
+            self.cores, self.gpus = _without(self.cores, cores), _without(self.gpus, gpus)
         self.ncores -= ncores
         self.ngpus -= ngpus
         self.whole = False
-        return Children(cores, gpus)
+        return _children(cores, gpus)
 
     def take_all(self) -> Children:
         """Take everything still free here."""
         return self.take(self.ncores, self.ngpus)
+
+
+#: The Children made for what nodes take, by their ids: nodes that take the same cores and
+#: GPUs share one object, so an allocation of many nodes writes each distinct one once.
+_MADE: dict[tuple[int, int], Children] = {}
+
+
+def _children(cores: int | IdSet, gpus: int | IdSet) -> Children:
+    if not (isinstance(cores, int) and isinstance(gpus, int)):
+        return Children(cores, gpus)
+    made = _MADE.get((cores, gpus))
+    if made is None:
+        if len(_MADE) > 4096:
+            _MADE.clear()
+        made = _MADE[(cores, gpus)] = Children(cores, gpus)
+    return made
 
 
 def _without(ids: int | IdSet, part: int | IdSet) -> int | IdSet:
@@ -305,11 +326,12 @@ class _Walk:
     def _generate(free: ResourceSet, eligible: IdSet, whole: IdSet) -> Iterator[Node]:
         # Both the free runs and the eligible ranks are ascending intervals: walk them together.
         allowed = free.ranks.intersection(eligible).intervals
-        untouched = whole.intersection(eligible)
+        untouched = set(whole.intersection(eligible).to_list())
         i = 0
         for lo, hi, children in free.runs:
             cores, gpus = children.core_ids, children.gpu_ids
-            ncores, ngpus = _size(cores), _size(gpus)
+            ncores = cores.bit_count() if type(cores) is int else _size(cores)
+            ngpus = gpus.bit_count() if type(gpus) is int else _size(gpus)
             while i < len(allowed) and allowed[i][1] < lo:
                 i += 1
             j = i
@@ -558,6 +580,11 @@ class Pool:
 
     def allocate(self, jobspec: Any, *, now: float | None = None, edition: str) -> dict[str, Any]:
         """The R allocated for a valid ``jobspec`` (see :func:`allocate`)."""
+        # (The walk makes an object per free node: no cycles, so no collections meanwhile.)
+        with gc_paused():
+            return self._allocate(jobspec, now, edition)
+
+    def _allocate(self, jobspec: Any, now: float | None, edition: str) -> dict[str, Any]:
         requests = [
             _read_vertex(vertex, ("jobspec", "resources", index), edition)
             for index, vertex in enumerate(jobspec["resources"])
@@ -610,7 +637,11 @@ def _document(
     runs: list[tuple[int, int, Children]] = []
     for rank in sorted(taken):
         children = taken[rank]
-        if runs and runs[-1][1] == rank - 1 and runs[-1][2] == children:
+        if (
+            runs
+            and runs[-1][1] == rank - 1
+            and (runs[-1][2] is children or runs[-1][2] == children)
+        ):
             runs[-1] = (runs[-1][0], rank, children)
         else:
             runs.append((rank, rank, children))
