@@ -169,7 +169,10 @@ def _read_vertex(vertex: dict[str, Any], path: Path, edition: str) -> Request:
                 groups.append(SlotGroup(_count(child, edition), demand, slot=True))
         if own:
             groups.append(SlotGroup(Count(IdSet(((1, 1),))), _demand(own, edition), False))
-        return NodeRequest(_count(vertex, edition), vertex.get("exclusive", False), tuple(groups))
+        # RFC 14, Resources > exclusive: a node outside any slot is shared unless it says
+        # otherwise; a bare node (nothing inside it) asks for the node itself, taken whole.
+        exclusive = vertex.get("exclusive", False) or not children
+        return NodeRequest(_count(vertex, edition), exclusive, tuple(groups))
     if kind == "slot":
         inner = _slot_demand(vertex, path, edition)
         if isinstance(inner, Demand):
@@ -399,8 +402,10 @@ def _place_slots(group: SlotGroup, nodes: _Walk, taken: Taken) -> int:
     return wanted if group.slot else 0
 
 
-def _node_holds(groups: Sequence[SlotGroup], cores: int, gpus: int) -> list[tuple[int, int, int]]:
-    """How many slots of each group one node holds, and each slot's cores and GPUs, or []."""
+def _node_holds(
+    groups: Sequence[SlotGroup], cores: int, gpus: int
+) -> list[tuple[int, int, int]] | None:
+    """How many slots of each group one node holds, and each slot's cores and GPUs, or None."""
     plan: list[tuple[int, int, int]] = []
     for group in groups:
         demand = group.demand
@@ -412,11 +417,11 @@ def _node_holds(groups: Sequence[SlotGroup], cores: int, gpus: int) -> list[tupl
         )
         k = _largest(group.count, room)
         if k is None:
-            return []
+            return None
         # Then each slot's counts at their largest for an even share of what is left.
         unit = _per_unit(demand, cores // k, gpus // k)
         if unit is None:
-            return []
+            return None
         plan.append((k, *unit))
         cores -= k * unit[0]
         gpus -= k * unit[1]
@@ -428,7 +433,7 @@ def _place_nodes(request: NodeRequest, nodes: _Walk, taken: Taken) -> int:
     limit = _upper(request.count)
     chosen: list[tuple[Node, list[tuple[int, int, int]]]] = []
     # Nodes with the same free counts hold the same slots: each count pair is worked out once.
-    plans: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    plans: dict[tuple[int, int], list[tuple[int, int, int]] | None] = {}
     for node in nodes:
         if limit is not None and len(chosen) >= limit:
             break
@@ -437,10 +442,10 @@ def _place_nodes(request: NodeRequest, nodes: _Walk, taken: Taken) -> int:
         if request.exclusive and not node.whole:
             continue
         free = (node.ncores, node.ngpus)
-        plan = plans.get(free)
-        if plan is None:
-            plan = plans[free] = _node_holds(request.groups, *free)
-        if plan:
+        if free not in plans:
+            plans[free] = _node_holds(request.groups, *free)
+        plan = plans[free]
+        if plan is not None:
             chosen.append((node, plan))
     wanted = _largest(request.count, len(chosen))
     if wanted is None:
@@ -451,7 +456,7 @@ def _place_nodes(request: NodeRequest, nodes: _Walk, taken: Taken) -> int:
             k for (k, _, _), group in zip(plan, request.groups, strict=True) if group.slot
         )
         for plan in plans.values()
-        if plan
+        if plan is not None
     }
     slots = 0
     for node, plan in chosen[:wanted]:

@@ -237,3 +237,9 @@ def test_lowest_ids_on_bits_and_intervals(ids: set[int], n: int) -> None:
     assert IdSet.from_bits(bits).to_list() == plain
     assert isinstance(intervals, IdSet)
     assert intervals.to_list() == plain
+
+
+def test_a_bare_node_is_taken_whole() -> None:
+    doc = alloc([{"type": "node", "count": 1}, slot(1, core(1))], edition=NEWER)
+    assert per_rank(doc) == {0: ("0-3", "0-1"), 1: ("0", "")}
+    assert doc["execution"]["nslots"] == 1
