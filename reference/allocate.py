@@ -708,9 +708,3 @@ def _op_allocate(value: Any, *, edition: str) -> dict[str, Any]:
 OPERATIONS: dict[str, Callable[..., Any]] = {
     "sched.allocate": _op_allocate,
 }
-
-
-def iter_requests(jobspec: dict[str, Any], edition: str) -> Iterator[Request]:
-    """The requests of a valid jobspec's resources, as the allocator reads them."""
-    for index, vertex in enumerate(jobspec["resources"]):
-        yield _read_vertex(vertex, ("resources", index), edition)
