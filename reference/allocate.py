@@ -344,20 +344,15 @@ class _Walk:
                 j += 1
 
     def __iter__(self) -> Iterator[Node]:
-        made = self._made
-        index = 0
-        while True:
-            if index < len(made):
-                node = made[index]
-            else:
-                fresh = next(self._more, None)
-                if fresh is None:
-                    return
-                made.append(fresh)
-                node = fresh
-            index += 1
+        # Nodes an earlier request already reached, then the rest of the walk (each kept for
+        # the requests after this one).  One request walks at a time.
+        for node in self._made:
             if node.ncores or node.ngpus:
                 yield node
+        made = self._made
+        for node in self._more:
+            made.append(node)
+            yield node
 
 
 # ---------------------------------------------------------------------------------------------
