@@ -330,6 +330,15 @@ class _Walk:
         # Both the free runs and the eligible ranks are ascending intervals: walk them together.
         allowed = free.ranks.intersection(eligible).intervals
         untouched = set(whole.intersection(eligible).to_list())
+        if allowed == free.ranks.intervals:
+            # Every free rank satisfies the constraint (or there is none): the runs alone.
+            for lo, hi, children in free.runs:
+                cores, gpus = children.core_ids, children.gpu_ids
+                ncores = cores.bit_count() if type(cores) is int else _size(cores)
+                ngpus = gpus.bit_count() if type(gpus) is int else _size(gpus)
+                for rank in range(lo, hi + 1):
+                    yield Node(rank, cores, gpus, rank in untouched, ncores, ngpus)
+            return
         i = 0
         for lo, hi, children in free.runs:
             cores, gpus = children.core_ids, children.gpu_ids
