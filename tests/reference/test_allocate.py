@@ -243,3 +243,35 @@ def test_a_bare_node_is_taken_whole() -> None:
     doc = alloc([{"type": "node", "count": 1}, slot(1, core(1))], edition=NEWER)
     assert per_rank(doc) == {0: ("0-3", "0-1"), 1: ("0", "")}
     assert doc["execution"]["nslots"] == 1
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 15)), max_size=12),
+    st.sets(st.integers(0, 45)),
+    st.sets(st.integers(0, 45)),
+)
+def test_the_walk_is_the_plain_rank_loop(
+    entries: list[tuple[int, int]], eligible: set[int], whole: set[int]
+) -> None:
+    """The walk (runs against eligible intervals, or runs alone) against a loop over ranks."""
+    per_rank = {rank: cores for rank, cores in entries if cores}
+    doc = {
+        "version": 1,
+        "execution": {
+            "R_lite": [
+                {"rank": str(r), "children": {"core": f"0-{c - 1}" if c > 1 else "0"}}
+                for r, c in sorted(per_rank.items())
+            ],
+            "nodelist": [",".join(f"n{r}" for r in sorted(per_rank))] if per_rank else [],
+        },
+    }
+    free = load(doc)[0]
+    for allowed in (IdSet.from_ids(eligible), free.ranks):
+        walked = [
+            (n.rank, n.ncores, n.whole)
+            for n in allocate._Walk(free, allowed, IdSet.from_ids(whole))
+        ]
+        plain = [
+            (rank, per_rank[rank], rank in whole) for rank in sorted(per_rank) if rank in allowed
+        ]
+        assert walked == plain
