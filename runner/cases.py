@@ -4,13 +4,14 @@ Every problem found is collected with its file and line, and all of them are rep
 once (:class:`SuiteError`), so an author fixes a file in one pass.  Checks: strict YAML
 (see :mod:`runner._yaml`), the case-file schema, registered operation, input and expected
 output valid for the operation, expected error categories registered for it, case ids
-unique across the suite, and requirement ids present in the index.
+unique across the suite, requirement ids present in the index, and input classes (the
+``classes:`` an operation's case file declares) unique and named only where declared.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +28,7 @@ __all__ = [
     "LEVELS",
     "Case",
     "Expected",
+    "InputClass",
     "Problem",
     "Requirement",
     "Suite",
@@ -89,6 +91,13 @@ class Case:
     edition: str | None
     file: Path
     line: int
+    #: The input classes of its operation that the case exercises (see :class:`InputClass`).
+    classes: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """``valid`` when an output is permitted, ``invalid`` when an error is."""
+        return frozenset("valid" if e.kind == "output" else "invalid" for e in self.expected)
 
     @property
     def location(self) -> str:
@@ -117,6 +126,24 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class InputClass:
+    """A class of input that the specs tell apart for one operation.
+
+    Declared in the operation's case file under ``classes:``.  ``kinds`` holds the outcomes
+    the class must have cases for: ``valid`` (an output) and ``invalid`` (an error), both
+    unless ``why`` says why one cannot exist.
+    """
+
+    id: str
+    operation: str
+    description: str
+    kinds: tuple[str, ...]
+    why: str | None
+    file: Path
+    line: int
+
+
+@dataclass(frozen=True)
 class Suite:
     """Every case and requirement, checked."""
 
@@ -124,6 +151,8 @@ class Suite:
     cases: tuple[Case, ...]
     requirements: Mapping[str, Requirement]
     operations: Mapping[str, OperationSpec]
+    #: Per operation, the input classes its case files declare, in file order.
+    classes: Mapping[str, tuple[InputClass, ...]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, Case]:
         """The cases keyed by id."""
@@ -242,11 +271,27 @@ def _expected(raw: Mapping[str, Any]) -> tuple[Expected, ...]:
     return (Expected("error", raw["error"]),)
 
 
+def _input_classes(path: Path, doc: Any, op_name: str) -> list[InputClass]:
+    return [
+        InputClass(
+            id=raw["id"],
+            operation=op_name,
+            description=raw["description"],
+            kinds=tuple(raw.get("kinds", ("valid", "invalid"))),
+            why=raw.get("why"),
+            file=path,
+            line=doc.line_of(["classes", index]),
+        )
+        for index, raw in enumerate(doc.data.get("classes", ()))
+    ]
+
+
 def _load_case_file(
     path: Path,
     registry: Mapping[str, OperationSpec],
     requirements: Mapping[str, Requirement],
     problems: list[Problem],
+    classes: list[InputClass],
 ) -> list[Case]:
     try:
         doc = load_document(path)
@@ -270,6 +315,7 @@ def _load_case_file(
             )
         )
         return []
+    classes.extend(_input_classes(path, doc, op_name))
     cases = []
     for index, raw in enumerate(doc.data["cases"]):
 
@@ -322,6 +368,7 @@ def _load_case_file(
                 edition=raw.get("edition"),
                 file=path,
                 line=here(),
+                classes=tuple(raw.get("classes", ())),
             )
         )
     return cases
@@ -343,8 +390,9 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     requirements = _load_requirements(index, problems)
     cases: list[Case] = []
     seen: dict[str, Case] = {}
+    declared: list[InputClass] = []
     for path in files if files is not None else _case_files(root):
-        for case in _load_case_file(path, registry, requirements, problems):
+        for case in _load_case_file(path, registry, requirements, problems, declared):
             first = seen.get(case.id)
             if first is not None:
                 problems.append(
@@ -357,6 +405,52 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 continue
             seen[case.id] = case
             cases.append(case)
+    classes = _check_classes(declared, cases, problems)
     if problems:
         raise SuiteError(problems)
-    return Suite(root=root, cases=tuple(cases), requirements=requirements, operations=registry)
+    return Suite(
+        root=root,
+        cases=tuple(cases),
+        requirements=requirements,
+        operations=registry,
+        classes=classes,
+    )
+
+
+def _check_classes(
+    declared: Sequence[InputClass], cases: Sequence[Case], problems: list[Problem]
+) -> dict[str, tuple[InputClass, ...]]:
+    """Classes per operation; a duplicate class, or a case naming an undeclared one, is a problem.
+
+    Checked once every file is read, since a class may be declared in another file of the
+    same operation.
+    """
+    by_op: dict[str, dict[str, InputClass]] = {}
+    for item in declared:
+        known = by_op.setdefault(item.operation, {})
+        first = known.get(item.id)
+        if first is not None:
+            problems.append(
+                Problem(
+                    item.file,
+                    item.line,
+                    f"duplicate input class {item.id!r} for {item.operation} "
+                    f"(first at {first.file}:{first.line})",
+                )
+            )
+            continue
+        known[item.id] = item
+    for case in cases:
+        known = by_op.get(case.operation, {})
+        for name in case.classes:
+            if name not in known:
+                hint = ", ".join(sorted(known)) or "none declared"
+                problems.append(
+                    Problem(
+                        case.file,
+                        case.line,
+                        f"case {case.id!r} names unknown input class {name!r} of "
+                        f"{case.operation} (declared: {hint})",
+                    )
+                )
+    return {op: tuple(items.values()) for op, items in by_op.items()}
