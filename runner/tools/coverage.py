@@ -44,8 +44,7 @@ def class_coverage(suite: Suite) -> dict[str, list[ClassCoverage]]:
     counts: Counter[tuple[str, str, str]] = Counter()
     for case in suite.cases:
         for name in case.classes:
-            for kind in case.kinds:
-                counts[case.operation, name, kind] += 1
+            counts[case.operation, name, case.kind] += 1
     return {
         op: [
             ClassCoverage(c, counts[op, c.id, "valid"], counts[op, c.id, "invalid"])
