@@ -2,8 +2,8 @@
 
 Each member (tests/zoo/members.py) runs in-process against the cases of the operation it
 breaks, judged exactly as ``flux-conformance run`` judges; it is caught when at least one case
-fails or errors.  A member that survives means a class of input without a case: write the
-case, and keep the member.  The run ends with "zoo: N of N wrong implementations caught".
+fails or errors, and it must be caught by at least two cases.  A member that survives means a
+class of input without a case: write the case, and keep the member.  The run ends with "zoo: N of N wrong implementations caught".
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ from . import RESULTS
 
 #: The zoo holds at least this many members, and a member for every operation.
 MINIMUM = 60
+
+#: Each member must be caught by at least this many cases, so that no single case carries a
+#: class of bug alone (editing one case must not let a bug through).
+CATCHERS = 2
 
 
 @cache
@@ -76,3 +80,4 @@ def test_member_is_caught(item: Member) -> None:
     caught = catching_cases(item)
     RESULTS[item.name] = caught
     assert caught, f"{item.name} ({item.description}) survives every {item.operation} case"
+    assert len(caught) >= CATCHERS, f"{item.name} is caught by one case only: {caught}"
