@@ -776,14 +776,6 @@ def numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
     return _map_output(value, ref, stringify)
 
 
-@member("shape.parse", like="a tokenizer that skips blanks", witness={"shape": "node / core"})
-def shape_whitespace_ignored(value: Any, ref: Ref) -> Outcome | None:
-    """Ignores blanks anywhere in the shape."""
-    if not isinstance(value, dict) or not isinstance(value.get("shape"), str):
-        return None
-    return _retry(value, ref, lambda v: {**v, "shape": re.sub(r"\s", "", v["shape"])})
-
-
 @member("shape.parse", like="counts of 1 left out", witness={"shape": "node/core"})
 def count_one_omitted(value: Any, ref: Ref) -> Outcome | None:
     """Leaves out a count of 1 (RFC 14 needs the key)."""
