@@ -1797,3 +1797,9 @@ def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
         if got.get("output"):
             names.append(name)
     return _ok(sorted(names))
+
+
+# Each member as a module attribute, so that any command can load it by name, e.g.
+# ``flux-conformance diff --impl python:zoo.members:idset_decode__long_range_drops_last``.
+for _item in MEMBERS:
+    globals()[re.sub(r"\W", "_", _item.name.replace("/", "__"))] = WrongImplementation(_item)
