@@ -96,8 +96,11 @@ class Case:
 
     @property
     def kind(self) -> str:
-        """``valid`` when some output is permitted (the input is valid, even if a ``one_of``
-        also lets an implementation refuse it), ``invalid`` when only errors are."""
+        """``valid`` when some output is permitted, ``invalid`` when only errors are.
+
+        A ``one_of`` that permits an output and a refusal is valid: the input is valid, even if
+        the text lets an implementation refuse it.
+        """
         return "valid" if any(e.kind == "output" for e in self.expected) else "invalid"
 
     @property
@@ -292,7 +295,9 @@ def _load_case_file(
     registry: Mapping[str, OperationSpec],
     requirements: Mapping[str, Requirement],
     problems: list[Problem],
+    *,
     classes: list[InputClass],
+    named: list[_Named],
 ) -> list[Case]:
     try:
         doc = load_document(path)
@@ -356,6 +361,10 @@ def _load_case_file(
         )
         if len(problems) > before:
             continue
+        named.extend(
+            _Named(op_name, name, raw["id"], path, here("classes", n))
+            for n, name in enumerate(raw.get("classes", ()))
+        )
         cases.append(
             Case(
                 id=raw["id"],
@@ -392,8 +401,11 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     cases: list[Case] = []
     seen: dict[str, Case] = {}
     declared: list[InputClass] = []
+    named: list[_Named] = []
     for path in files if files is not None else _case_files(root):
-        for case in _load_case_file(path, registry, requirements, problems, declared):
+        for case in _load_case_file(
+            path, registry, requirements, problems, classes=declared, named=named
+        ):
             first = seen.get(case.id)
             if first is not None:
                 problems.append(
@@ -406,7 +418,7 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 continue
             seen[case.id] = case
             cases.append(case)
-    classes = _check_classes(declared, cases, problems)
+    classes = _check_classes(declared, named, problems)
     if problems:
         raise SuiteError(problems)
     return Suite(
@@ -418,8 +430,19 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     )
 
 
+@dataclass(frozen=True)
+class _Named:
+    """A class named by a case, where it is named."""
+
+    operation: str
+    name: str
+    case: str
+    file: Path
+    line: int
+
+
 def _check_classes(
-    declared: Sequence[InputClass], cases: Sequence[Case], problems: list[Problem]
+    declared: Sequence[InputClass], named: Sequence[_Named], problems: list[Problem]
 ) -> dict[str, tuple[InputClass, ...]]:
     """Classes per operation; a duplicate class, or a case naming an undeclared one, is a problem.
 
@@ -441,17 +464,16 @@ def _check_classes(
             )
             continue
         known[item.id] = item
-    for case in cases:
-        known = by_op.get(case.operation, {})
-        for name in case.classes:
-            if name not in known:
-                hint = ", ".join(sorted(known)) or "none declared"
-                problems.append(
-                    Problem(
-                        case.file,
-                        case.line,
-                        f"case {case.id!r} names unknown input class {name!r} of "
-                        f"{case.operation} (declared: {hint})",
-                    )
+    for use in named:
+        known = by_op.get(use.operation, {})
+        if use.name not in known:
+            hint = ", ".join(sorted(known)) or "none declared"
+            problems.append(
+                Problem(
+                    use.file,
+                    use.line,
+                    f"case {use.case!r} names unknown input class {use.name!r} of "
+                    f"{use.operation} (declared: {hint})",
                 )
+            )
     return {op: tuple(items.values()) for op, items in by_op.items()}

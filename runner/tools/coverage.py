@@ -62,9 +62,7 @@ def class_gaps(suite: Suite) -> list[str]:
         if not rows and op in with_cases:
             gaps.append(f"{op}: no input classes declared")
         gaps.extend(
-            f"{op} {row.input_class.id}: no {kind} case"
-            for row in rows
-            for kind in row.missing
+            f"{op} {row.input_class.id}: no {kind} case" for row in rows for kind in row.missing
         )
     return gaps
 
@@ -81,11 +79,11 @@ def _class_lines(suite: Suite, *, details: bool) -> list[str]:
         )
         for row in rows:
             if row.missing or details:
+                kinds = row.input_class.kinds
+                only = f" (only {kinds[0]})" if len(kinds) == 1 else ""
                 gap = "  NO " + " NOR ".join(k.upper() for k in row.missing) if row.missing else ""
                 lines.append(
-                    f"  {row.input_class.id:32} {row.valid:4} / {row.invalid:<4}"
-                    f"{'' if set(row.input_class.kinds) == {'valid', 'invalid'} else ' (only ' + row.input_class.kinds[0] + ')'}"
-                    f"{gap}"
+                    f"  {row.input_class.id:32} {row.valid:4} / {row.invalid:<4}{only}{gap}"
                 )
     gaps = class_gaps(suite)
     lines.append(f"{len(gaps)} class gap(s)" if gaps else "every input class has its cases")

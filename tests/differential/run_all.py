@@ -36,8 +36,10 @@ def _installed(names: tuple[str, ...]) -> dict[str, list[str]]:
         try:
             adapter = make_adapter(name)
             adapter.start()
-        except Exception as exc:  # noqa: BLE001 -- an absent library is reported, not fatal
-            print(f"{name}: not run ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
+        except Exception as exc:
+            print(
+                f"{name}: not run ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+            )
             continue
         try:
             found[name] = [op for op in sorted(STRATEGIES) if adapter.supports(op)]
@@ -63,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     known = {json.dumps(c.input, sort_keys=True) for c in load_suite().cases}
     share = args.seconds / len(pairs)
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"{len(pairs)} pairs, {share:.0f} s each, seed {args.seed}; cases found go to {args.out}/")
+    print(
+        f"{len(pairs)} pairs, {share:.0f} s each, seed {args.seed}; cases found go to {args.out}/"
+    )
     totals = {"found": 0, "new": 0}
     start = time.monotonic()
     for name, op in pairs:
@@ -86,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         for found in result.disagreements:
             mark = "new " if found in new else "case"
-            print(f"    [{mark}] {json.dumps(found.input, ensure_ascii=False)[:120]}: {found.reason}")
+            print(
+                f"    [{mark}] {json.dumps(found.input, ensure_ascii=False)[:120]}: {found.reason}"
+            )
         if result.disagreements:
             text = render_cases(
                 result,

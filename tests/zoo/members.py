@@ -213,9 +213,7 @@ def saturates_at_2_64(value: Any, ref: Ref) -> Outcome | None:
     if not isinstance(value, str):
         return None
     big = 2**64 - 1
-    return _retry(
-        value, ref, lambda v: _NUMBER.sub(lambda m: str(min(int(m.group()), big)), v)
-    )
+    return _retry(value, ref, lambda v: _NUMBER.sub(lambda m: str(min(int(m.group()), big)), v))
 
 
 @member("idset.decode", like="flux-core's libidset", witness="1,,2")
@@ -484,9 +482,7 @@ def host_reversed_range(value: Any, ref: Ref) -> Outcome | None:
     return _retry(
         value,
         ref,
-        lambda v: _RANGE.sub(
-            lambda m: f"{m[2]}-{m[1]}" if int(m[1]) > int(m[2]) else m[0], v
-        ),
+        lambda v: _RANGE.sub(lambda m: f"{m[2]}-{m[1]}" if int(m[1]) > int(m[2]) else m[0], v),
     )
 
 
@@ -512,13 +508,14 @@ def padding_dropped(value: Any, ref: Ref) -> Outcome | None:
 @member("hostlist.encode", like="a writer that checks nothing", witness=["a,b"])
 def encode_checks_nothing(value: Any, ref: Ref) -> Outcome | None:
     """Joins host names it should refuse (with commas, brackets, blanks) as they are."""
-    if isinstance(value, list) and all(isinstance(h, str) for h in value):
-        if "error" in ref(value):
-            return _ok(",".join(value))
+    if isinstance(value, list) and all(isinstance(h, str) for h in value) and "error" in ref(value):
+        return _ok(",".join(value))
     return None
 
 
-@member("hostlist.encode", like="an off-by-one closing a run", witness=["n1", "n2", "n3", "n4", "n5"])
+@member(
+    "hostlist.encode", like="an off-by-one closing a run", witness=["n1", "n2", "n3", "n4", "n5"]
+)
 def encode_long_run_drops_last(value: Any, ref: Ref) -> Outcome | None:
     """Writes a run of five or more hosts one short at its end."""
 
@@ -666,7 +663,9 @@ def star_operand_one_accepted(value: Any, ref: Ref) -> Outcome | None:
     return _ok(got["output"][:1])
 
 
-@member("count.values", like="min and max compared as strings", witness={"count": "9-10", "limit": 20})
+@member(
+    "count.values", like="min and max compared as strings", witness={"count": "9-10", "limit": 20}
+)
 def bounds_compared_as_strings(value: Any, ref: Ref) -> Outcome | None:
     """Compares max with min as text, so 9-10 looks reversed and is refused."""
     if not isinstance(value, dict) or "output" not in ref(value):
@@ -696,7 +695,11 @@ def zero_accepted(value: Any, ref: Ref) -> Outcome | None:
     return None
 
 
-@member("count.values", like="one edition's key rule for all", witness={"count": {"min": 2, "max": 4}, "limit": 4})
+@member(
+    "count.values",
+    like="one edition's key rule for all",
+    witness={"count": {"min": 2, "max": 4}, "limit": 4},
+)
 def one_edition_only(value: Any, ref: Ref) -> Outcome | None:
     """Applies the default edition's range-dict rule whatever edition is asked for."""
     if ref.edition in (None, DEFAULT_EDITION):
@@ -769,7 +772,11 @@ def numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
         for node in _walk(out):
             if isinstance(node, dict):
                 for key, item in list(node.items()):
-                    if key != "count" and isinstance(item, int | float) and not isinstance(item, bool):
+                    if (
+                        key != "count"
+                        and isinstance(item, int | float)
+                        and not isinstance(item, bool)
+                    ):
                         node[key] = str(item)
         return out
 
@@ -879,10 +886,10 @@ def task_slot_unchecked(value: Any, ref: Ref) -> Outcome | None:
             return None
         changed = False
         for task in doc.get("tasks", []):
-            if isinstance(task, dict) and isinstance(task.get("slot"), str):
-                if task["slot"] not in labels:
-                    task["slot"] = labels[0]
-                    changed = True
+            slot = task.get("slot") if isinstance(task, dict) else None
+            if isinstance(slot, str) and slot not in labels:
+                task["slot"] = labels[0]
+                changed = True
         return doc if changed else None
 
     return _retry(value, ref, fix)
@@ -921,7 +928,11 @@ def jobspec_one_edition(value: Any, ref: Ref) -> Outcome | None:
 # -- jobspec.from_shape ----------------------------------------------------------------------
 
 
-@member("jobspec.from_shape", like="the task count's kind lost", witness={"shape": "slot=4{s}/node", "command": ["a"], "tasks": {"total": 5}})
+@member(
+    "jobspec.from_shape",
+    like="the task count's kind lost",
+    witness={"shape": "slot=4{s}/node", "command": ["a"], "tasks": {"total": 5}},
+)
 def tasks_total_as_per_slot(value: Any, ref: Ref) -> Outcome | None:
     """Writes a given {total: N} task count as {per_slot: N}."""
     if not isinstance(value, dict) or not isinstance(value.get("tasks"), dict):
@@ -932,7 +943,11 @@ def tasks_total_as_per_slot(value: Any, ref: Ref) -> Outcome | None:
     return got if "output" in got else None
 
 
-@member("jobspec.from_shape", like="a default task count of total 1", witness={"shape": "slot/core", "command": ["a"]})
+@member(
+    "jobspec.from_shape",
+    like="a default task count of total 1",
+    witness={"shape": "slot/core", "command": ["a"]},
+)
 def default_tasks_total(value: Any, ref: Ref) -> Outcome | None:
     """Writes one task in all ({total: 1}) when tasks is not given, not one per slot."""
     if not isinstance(value, dict) or "tasks" in value:
@@ -946,7 +961,11 @@ def default_tasks_total(value: Any, ref: Ref) -> Outcome | None:
     return _map_output(value, ref, change)
 
 
-@member("jobspec.from_shape", like="attributes never copied", witness={"shape": "slot/core", "command": ["a"], "attributes": {"system": {"duration": 60}}})
+@member(
+    "jobspec.from_shape",
+    like="attributes never copied",
+    witness={"shape": "slot/core", "command": ["a"], "attributes": {"system": {"duration": 60}}},
+)
 def attributes_dropped(value: Any, ref: Ref) -> Outcome | None:
     """Writes attributes {system: {}} whatever attributes are given."""
     if not isinstance(value, dict) or "attributes" not in value:
@@ -958,13 +977,11 @@ def attributes_dropped(value: Any, ref: Ref) -> Outcome | None:
 
 
 def _decode(doc: Any, ref: Ref) -> list[dict[str, Any]] | None:
-    got = ref.op("R.decode", doc)
-    return got["output"] if "output" in got else None
+    return ref.op("R.decode", doc).get("output")
 
 
 def _encode_r(ranks: list[dict[str, Any]], ref: Ref) -> Any:
-    got = ref.op("R.encode", ranks)
-    return got["output"] if "output" in got else None
+    return ref.op("R.encode", ranks).get("output")
 
 
 def _strip(doc: Any, key: str) -> Any:
@@ -1023,10 +1040,10 @@ def expiration_unchecked(value: Any, ref: Ref) -> Outcome | None:
 
     def fix(doc: Any) -> Any:
         execution = doc["execution"]
-        if "expiration" in execution and "starttime" in execution:
-            if execution["expiration"] <= execution["starttime"]:
-                execution["expiration"] = execution["starttime"] + 1
-                return doc
+        start, end = execution.get("starttime"), execution.get("expiration")
+        if start is not None and end is not None and end <= start:
+            execution["expiration"] = start + 1
+            return doc
         return None
 
     return _validate_fix(value, ref, fix)
@@ -1126,8 +1143,10 @@ def decode_gpus_dropped(value: Any, ref: Ref) -> Outcome | None:
 
 
 def _pair(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("a"), dict) and isinstance(
-        value.get("b"), dict
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("a"), dict)
+        and isinstance(value.get("b"), dict)
     )
 
 
@@ -1336,7 +1355,9 @@ def double_caret_accepted(value: Any, ref: Ref) -> Outcome | None:
     return _retry(value, ref, fix)
 
 
-@member("constraint.validate", like="hostlist and ranks operands never parsed", witness={"ranks": ["x"]})
+@member(
+    "constraint.validate", like="hostlist and ranks operands never parsed", witness={"ranks": ["x"]}
+)
 def operands_unchecked(value: Any, ref: Ref) -> Outcome | None:
     """Accepts any string as a hostlist or an idset."""
 
@@ -1402,8 +1423,7 @@ def hostname_is_property(value: Any, ref: Ref) -> Outcome | None:
     """Lets a property name match a host of that name."""
 
     def leaf(name: str) -> Any:
-        plain = {"or": [{"properties": [name]}, {"hostlist": [name]}]}
-        return plain
+        return {"or": [{"properties": [name]}, {"hostlist": [name]}]}
 
     def change(node: dict[str, Any]) -> Any:
         props = node.get("properties")
@@ -1504,9 +1524,9 @@ def comma_not_split(value: Any, ref: Ref) -> Outcome | None:
 
     def change(out: Any) -> Any:
         for node in _walk(out):
-            if isinstance(node, dict) and isinstance(node.get("properties"), list):
-                if len(node["properties"]) > 1:
-                    node["properties"] = [",".join(node["properties"])]
+            props = node.get("properties") if isinstance(node, dict) else None
+            if isinstance(props, list) and len(props) > 1:
+                node["properties"] = [",".join(props)]
         return out
 
     return _map_output(value, ref, change)
@@ -1515,10 +1535,8 @@ def comma_not_split(value: Any, ref: Ref) -> Outcome | None:
 @member("constraint.parse_query", like="aliases not known", witness="host:n1")
 def aliases_refused(value: Any, ref: Ref) -> Outcome | None:
     """Refuses the aliases host:, hosts: and rank:."""
-    if isinstance(value, str) and re.search(r"\b(host|hosts|rank):", value):
-        if "output" in ref(value):
-            return _err("invalid")
-    return None
+    aliased = isinstance(value, str) and re.search(r"\b(host|hosts|rank):", value)
+    return _err("invalid") if aliased and "output" in ref(value) else None
 
 
 _WORD_OPERATORS = {"&": "and", "&&": "and", "and": "and", "|": "or", "||": "or", "or": "or"}
@@ -1604,7 +1622,11 @@ def _number(text: str) -> float | None:
         return None
 
 
-@member("slurm.extra.match", like="numbers compared as strings", witness={"expression": "n<10", "extra": '{"n": 9}'})
+@member(
+    "slurm.extra.match",
+    like="numbers compared as strings",
+    witness={"expression": "n<10", "extra": '{"n": 9}'},
+)
 def numbers_as_strings_slurm(value: Any, ref: Ref) -> Outcome | None:
     """Compares numbers as text, so 9 is above 10."""
 
@@ -1613,14 +1635,18 @@ def numbers_as_strings_slurm(value: Any, ref: Ref) -> Outcome | None:
         if not isinstance(have, int | float) or isinstance(have, bool):
             return None
         a, b = json.dumps(have), node["value"]
-        return {
-            "=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b
-        }.get(node["comparison"])
+        return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}.get(
+            node["comparison"]
+        )
 
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="keys matched without case", witness={"expression": "A=1", "extra": '{"a": 1}'})
+@member(
+    "slurm.extra.match",
+    like="keys matched without case",
+    witness={"expression": "A=1", "extra": '{"a": 1}'},
+)
 def keys_any_case(value: Any, ref: Ref) -> Outcome | None:
     """Looks keys up without regard to case."""
 
@@ -1636,7 +1662,11 @@ def keys_any_case(value: Any, ref: Ref) -> Outcome | None:
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="a missing key passing !=", witness={"expression": "a!=1", "extra": '{"b": 1}'})
+@member(
+    "slurm.extra.match",
+    like="a missing key passing !=",
+    witness={"expression": "a!=1", "extra": '{"b": 1}'},
+)
 def missing_key_not_equal(value: Any, ref: Ref) -> Outcome | None:
     """Counts a != leaf as true when the node has no such key."""
 
@@ -1646,7 +1676,11 @@ def missing_key_not_equal(value: Any, ref: Ref) -> Outcome | None:
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="exact float equality", witness={"expression": "a=1.000001", "extra": '{"a": 1}'})
+@member(
+    "slurm.extra.match",
+    like="exact float equality",
+    witness={"expression": "a=1.000001", "extra": '{"a": 1}'},
+)
 def exact_float_equality(value: Any, ref: Ref) -> Outcome | None:
     """Compares numbers for equality exactly, without Slurm's tolerance."""
 
@@ -1663,7 +1697,11 @@ def exact_float_equality(value: Any, ref: Ref) -> Outcome | None:
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="booleans compared as the text true/false", witness={"expression": "b=1", "extra": '{"b": true}'})
+@member(
+    "slurm.extra.match",
+    like="booleans compared as the text true/false",
+    witness={"expression": "b=1", "extra": '{"b": true}'},
+)
 def booleans_as_text(value: Any, ref: Ref) -> Outcome | None:
     """Compares a boolean with the request value as the text true or false."""
 
@@ -1672,12 +1710,16 @@ def booleans_as_text(value: Any, ref: Ref) -> Outcome | None:
         if not isinstance(have, bool):
             return None
         a, b = json.dumps(have), node["value"]
-        return {"=": a == b, "!=": a != b}.get(node["comparison"], None)
+        return {"=": a == b, "!=": a != b}.get(node["comparison"])
 
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="atof, which reads a number's prefix", witness={"expression": "a=1x", "extra": '{"a": 1}'})
+@member(
+    "slurm.extra.match",
+    like="atof, which reads a number's prefix",
+    witness={"expression": "a=1x", "extra": '{"a": 1}'},
+)
 def lenient_number(value: Any, ref: Ref) -> Outcome | None:
     """Reads 1x as the number 1 instead of not a number."""
 
@@ -1694,7 +1736,11 @@ def lenient_number(value: Any, ref: Ref) -> Outcome | None:
     return _match_by_leaf(value, ref, leaf)
 
 
-@member("slurm.extra.match", like="a node without Extra matching everything", witness={"expression": "a=1", "extra": None})
+@member(
+    "slurm.extra.match",
+    like="a node without Extra matching everything",
+    witness={"expression": "a=1", "extra": None},
+)
 def no_extra_matches(value: Any, ref: Ref) -> Outcome | None:
     """Lets a node without Extra satisfy every expression."""
     if isinstance(value, dict) and value.get("extra") is None:
@@ -1703,7 +1749,11 @@ def no_extra_matches(value: Any, ref: Ref) -> Outcome | None:
     return None
 
 
-@member("slurm.extra.match", like="comma read as OR", witness={"expression": "a=1,b=2", "extra": '{"a": 1}'})
+@member(
+    "slurm.extra.match",
+    like="comma read as OR",
+    witness={"expression": "a=1,b=2", "extra": '{"a": 1}'},
+)
 def comma_as_or(value: Any, ref: Ref) -> Outcome | None:
     """Reads , as OR instead of AND."""
     if not isinstance(value, dict) or not isinstance(value.get("expression"), str):
@@ -1763,7 +1813,11 @@ def double_equals(value: Any, ref: Ref) -> Outcome | None:
     return _retry(value, ref, lambda v: v.replace("==", "="))
 
 
-@member("slurm.extra.select", like="names in input order", witness={"expression": "a=1", "nodes": {"b": '{"a": 1}', "a": '{"a": 1}'}})
+@member(
+    "slurm.extra.select",
+    like="names in input order",
+    witness={"expression": "a=1", "nodes": {"b": '{"a": 1}', "a": '{"a": 1}'}},
+)
 def select_unsorted(value: Any, ref: Ref) -> Outcome | None:
     """Lists the names in the order the nodes are given, not sorted."""
     if not isinstance(value, dict) or not isinstance(value.get("nodes"), dict):
@@ -1772,7 +1826,11 @@ def select_unsorted(value: Any, ref: Ref) -> Outcome | None:
     return _map_output(value, ref, lambda names: [n for n in order if n in names])
 
 
-@member("slurm.extra.select", like="natural sort", witness={"expression": "a=1", "nodes": {"n10": '{"a": 1}', "n9": '{"a": 1}'}})
+@member(
+    "slurm.extra.select",
+    like="natural sort",
+    witness={"expression": "a=1", "nodes": {"n10": '{"a": 1}', "n9": '{"a": 1}'}},
+)
 def select_natural_sort(value: Any, ref: Ref) -> Outcome | None:
     """Sorts names with their numbers compared as numbers."""
 
@@ -1782,7 +1840,11 @@ def select_natural_sort(value: Any, ref: Ref) -> Outcome | None:
     return _map_output(value, ref, lambda names: sorted(names, key=key))
 
 
-@member("slurm.extra.select", like="numbers compared as strings", witness={"expression": "n<10", "nodes": {"a": '{"n": 9}'}})
+@member(
+    "slurm.extra.select",
+    like="numbers compared as strings",
+    witness={"expression": "n<10", "nodes": {"a": '{"n": 9}'}},
+)
 def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
     """Compares numbers as text, node by node."""
     if not isinstance(value, dict) or not isinstance(value.get("nodes"), dict):
@@ -1791,7 +1853,10 @@ def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
         return None
     names = []
     for name, extra in value["nodes"].items():
-        got = numbers_as_strings_slurm({"expression": value["expression"], "extra": extra}, Ref("slurm.extra.match", ref.edition))
+        got = numbers_as_strings_slurm(
+            {"expression": value["expression"], "extra": extra},
+            Ref("slurm.extra.match", ref.edition),
+        )
         if got is None:
             got = ref.op("slurm.extra.match", {"expression": value["expression"], "extra": extra})
         if got.get("output"):

@@ -36,7 +36,7 @@ def test_the_chosen_members_exist() -> None:
 def test_diff_finds_the_member(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    operation = name.split("/")[0]
+    operation = name.split("/", maxsplit=1)[0]
     attribute = re.sub(r"\W", "_", name.replace("/", "__"))
     out = tmp_path / "found.yaml"
     status = main(
