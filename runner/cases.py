@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from flux_conformance import runner
+from flux_conformance.runner._cases_dir import default_cases_dir
 from flux_conformance.runner._schemas import schema
 from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.editions import FILE_NAME as EDITIONS_FILE
+from flux_conformance.runner.editions import EditionError, Editions, load_editions
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.operations import OperationSpec, load_registry
 
@@ -127,6 +129,12 @@ class Requirement:
     untestable: str | None
     file: Path
     line: int
+    #: The editions whose text makes the statement (empty: every edition).
+    editions: tuple[str, ...] = ()
+
+    def applies_in(self, edition: str) -> bool:
+        """Whether the statement is part of ``edition``'s text."""
+        return not self.editions or edition in self.editions
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,8 @@ class Suite:
     cases: tuple[Case, ...]
     requirements: Mapping[str, Requirement]
     operations: Mapping[str, OperationSpec]
+    #: The editions of the spec texts the cases follow (``editions.yaml``).
+    editions: Editions
     #: Per operation, the input classes its case files declare, in file order.
     classes: Mapping[str, tuple[InputClass, ...]] = field(default_factory=dict)
 
@@ -192,18 +202,10 @@ class Suite:
         return hasher.hexdigest()
 
 
-def default_cases_dir() -> Path:
-    """The suite's case directory: a source checkout's ``cases/``, else the installed copy."""
-    package = Path(runner.__file__).resolve().parent
-    checkout = package.parent / "cases"
-    if (checkout / "requirements").is_dir():
-        return checkout
-    return package / "_cases"
-
-
 def _case_files(root: Path) -> Iterator[Path]:
     for path in sorted(root.rglob("*.yaml")):
-        if "requirements" not in path.relative_to(root).parts:
+        relative = path.relative_to(root)
+        if "requirements" not in relative.parts and relative != Path(EDITIONS_FILE):
             yield path
 
 
@@ -222,7 +224,14 @@ def _schema_problems(
         yield path, f"{where}: {message}" if where else message
 
 
-def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+def _load_requirements(
+    root: Path, problems: list[Problem], commits: list[tuple[Path, int, str, dict[str, str]]]
+) -> dict[str, Requirement]:
+    """Every requirement under ``root/requirements``.
+
+    Each file's cited commits (per edition) are appended to ``commits`` as (file, line, spec,
+    commits), to be checked against the editions.
+    """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
@@ -238,6 +247,10 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
         if bad:
             problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
             continue
+        source = doc.data.get("source")
+        if isinstance(source, dict) and "commits" in source:
+            where = doc.line_of(["source", "commits"])
+            commits.append((path, where, doc.data["spec"], source["commits"]))
         for index, item in enumerate(doc.data["requirements"]):
             line = doc.line_of(["requirements", index])
             if item["id"] in found:
@@ -260,6 +273,7 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
                 untestable=item.get("untestable"),
                 file=path,
                 line=line,
+                editions=tuple(item.get("editions", ())),
             )
     return found
 
@@ -395,9 +409,31 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     if not root.is_dir():
         raise SuiteError([Problem(root, 1, "no such case directory")])
     registry = load_registry()
-    # A case directory without its own requirements index cites the bundled one.
+    # A case directory without its own requirements index (or editions) cites the bundled one.
     index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
-    requirements = _load_requirements(index, problems)
+    cited: list[tuple[Path, int, str, dict[str, str]]] = []
+    requirements = _load_requirements(index, problems, cited)
+    listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
+    editions: Editions | None = None
+    try:
+        editions = load_editions(listed / EDITIONS_FILE)
+    except EditionError as exc:
+        problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
+    names = editions.names if editions else ()
+    for file, line, spec, commits in cited if editions else ():
+        for name, commit in commits.items():
+            revision = editions.named(name).revisions.get(spec) if name in names else None
+            if revision is None or revision.commit != commit:
+                follows = f"follows {revision.commit}" if revision else "is no edition of it"
+                problems.append(
+                    Problem(file, line, f"{spec} at {commit} for edition {name!r}, which {follows}")
+                )
+    problems.extend(
+        Problem(req.file, req.line, f"{req.id}: edition {name!r} is not one of {', '.join(names)}")
+        for req in requirements.values()
+        for name in req.editions
+        if editions and name not in names
+    )
     cases: list[Case] = []
     seen: dict[str, Case] = {}
     declared: list[InputClass] = []
@@ -417,15 +453,43 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 )
                 continue
             seen[case.id] = case
+            if editions and case.edition is not None and case.edition not in names:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"edition {case.edition!r} is not one of {', '.join(names)} "
+                        f"({EDITIONS_FILE}); cases name an edition by its own name",
+                    )
+                )
+                continue
+            stale = [
+                rid
+                for rid in case.requirements
+                if case.edition is not None
+                and rid in requirements
+                and not requirements[rid].applies_in(case.edition)
+            ]
+            if stale:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"a case of edition {case.edition} cites {', '.join(stale)}, which "
+                        "that edition's text does not make",
+                    )
+                )
+                continue
             cases.append(case)
     classes = _check_classes(declared, named, problems)
-    if problems:
+    if problems or editions is None:
         raise SuiteError(problems)
     return Suite(
         root=root,
         cases=tuple(cases),
         requirements=requirements,
         operations=registry,
+        editions=editions,
         classes=classes,
     )
 

@@ -15,12 +15,22 @@ from flux_conformance.runner.cases import InputClass, Requirement, Suite
 __all__ = ["ClassCoverage", "class_coverage", "class_gaps", "coverage", "coverage_report"]
 
 
-def coverage(suite: Suite) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
-    """Per spec: (requirements some case cites, requirements none cites)."""
-    cited = {req for case in suite.cases for req in case.requirements}
+def coverage(
+    suite: Suite, edition: str | None = None
+) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
+    """Per spec: (requirements some case cites, requirements none cites), in ``edition``.
+
+    An edition's requirements are the statements its texts make; the cases that cover them are
+    those that hold under it.  ``edition`` None: the suite's default edition.
+    """
+    name = suite.editions.resolve(edition)
+    cited = {
+        req for case in suite.cases if case.edition in (None, name) for req in case.requirements
+    }
     out: dict[str, tuple[list[Requirement], list[Requirement]]] = defaultdict(lambda: ([], []))
     for req in suite.requirements.values():
-        out[req.spec][0 if req.id in cited else 1].append(req)
+        if req.applies_in(name):
+            out[req.spec][0 if req.id in cited else 1].append(req)
     return dict(sorted(out.items()))
 
 
@@ -91,15 +101,17 @@ def _class_lines(suite: Suite, *, details: bool) -> list[str]:
     return lines
 
 
-def coverage_report(suite: Suite, *, missing: bool = True) -> str:
-    """A plain-text report: one line per spec, then (``missing``) every uncovered statement.
+def coverage_report(suite: Suite, *, missing: bool = True, edition: str | None = None) -> str:
+    """A plain-text report for one edition (None: the default).
 
-    Then the input classes of each operation, every class short of a case listed (with
-    ``missing``, every class and its counts), and (with ``missing``) the number of cases
-    citing each requirement.
+    One line per spec, then (``missing``) every uncovered statement.  Then the input classes
+    of each operation, every class short of a case listed (with ``missing``, every class and
+    its counts), and (with ``missing``) the number of the edition's cases citing each of its
+    requirements.
     """
-    lines = []
-    table = coverage(suite)
+    name = suite.editions.resolve(edition)
+    lines = [f"edition {name}:"]
+    table = coverage(suite, name)
     for spec, (covered, uncovered) in table.items():
         total = len(covered) + len(uncovered)
         testable = total - sum(1 for r in uncovered if r.untestable)
@@ -115,11 +127,13 @@ def coverage_report(suite: Suite, *, missing: bool = True) -> str:
                 lines.append(f"  {spec} {req.id} [{req.keyword}, {req.section}] {why}")
     lines.extend(_class_lines(suite, details=missing))
     if missing:
-        per_req = Counter(req for case in suite.cases for req in case.requirements)
+        per_req = Counter(
+            req for case in suite.cases if case.edition in (None, name) for req in case.requirements
+        )
         lines.extend(["", "cases per requirement:"])
         lines.extend(
             f"  {req.id:48} {per_req[req.id]:5}"
             for req in suite.requirements.values()
-            if not req.untestable or per_req[req.id]
+            if req.applies_in(name) and (not req.untestable or per_req[req.id])
         )
     return "\n".join(lines) + "\n"
