@@ -248,7 +248,7 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     reasons = []
     for expected in outputs:
         try:
-            reason = op.comparator(expected.value, reply.value, oracle)
+            reason = op.compare(expected.value, reply.value, oracle, case.input)
         except (Exception, OracleFailure) as exc:
             # The implementation answered; the suite could not judge the answer.
             return CaseResult(

@@ -71,7 +71,7 @@ def _outcome(reply: Reply) -> str:
 
 
 def compare_replies(
-    op: OperationSpec, actual: Reply, expected: Reply, oracle: Oracle
+    op: OperationSpec, actual: Reply, expected: Reply, oracle: Oracle, value: Any = None
 ) -> str | None:
     """Why ``actual`` does not answer like ``expected`` (None when they agree).
 
@@ -96,7 +96,7 @@ def compare_replies(
     if problems:
         return f"output is not of the operation's form: {problems[0]}"
     try:
-        return op.comparator(expected.value, actual.value, oracle)
+        return op.compare(expected.value, actual.value, oracle, value)
     except Exception as exc:  # a comparator choking on an odd output is a disagreement too
         return f"comparator {op.comparator_name} failed on the output: {exc!r}"
 
@@ -233,7 +233,7 @@ class _Search:
             actual, expected = self.answer(value)
             if "unsupported" in (actual.kind, expected.kind):
                 return
-            if compare_replies(self.op, actual, expected, self.oracle) is None:
+            if compare_replies(self.op, actual, expected, self.oracle, value) is None:
                 return
             if _covered(_signature(actual, expected, value), self.known):
                 return
@@ -273,7 +273,7 @@ class _Search:
         actual, expected = self.answer(value)
         if "unsupported" in (actual.kind, expected.kind):
             return False
-        if compare_replies(self.op, actual, expected, self.oracle) is None:
+        if compare_replies(self.op, actual, expected, self.oracle, value) is None:
             return False
         signature = _signature(actual, expected, value)
         return signature[:2] == outcomes and not _covered(signature, self.known)
@@ -311,7 +311,7 @@ class _Search:
         """Keep ``value`` as a disagreement and stop looking for its kind."""
         value = self.minimise_numbers(value)
         actual, expected = self.answer(value)
-        reason = compare_replies(self.op, actual, expected, self.oracle) or "disagreement"
+        reason = compare_replies(self.op, actual, expected, self.oracle, value) or "disagreement"
         signature = _signature(actual, expected, value)
         self.known.add(signature)
         self.result.disagreements.append(

@@ -69,7 +69,10 @@ def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
     for expected in case.expected:
         item = expected.to_json()
         if expected.kind == "output" and hint is not None:
-            item["hint"] = hint(expected.value, oracle)
+            if getattr(hint, "needs_input", False):
+                item["hint"] = hint(expected.value, oracle, case.input)  # type: ignore[call-arg]
+            else:
+                item["hint"] = hint(expected.value, oracle)
         outcomes.append(item)
     return {
         "id": case.id,
