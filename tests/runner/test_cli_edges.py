@@ -128,6 +128,9 @@ def test_coverage_by_spec_and_by_operation(capsys):
     assert lines[2].startswith("RFC 22 ")
     assert lines[2] != rfc22
     assert lines[3] == ""
+    classes = lines[lines.index("input classes, per operation (valid / invalid cases):") + 1 :]
+    assert classes[0].startswith("idset.decode ")
+    assert not any(line.startswith("idset.encode") for line in classes)
 
 
 # -- progress -------------------------------------------------------------------------------------
