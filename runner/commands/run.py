@@ -3,6 +3,12 @@
 Expectations: ``--expectations FILE`` gives an implementation's known failures.  Without it, a
 shipped adapter (``--impl clustershell``, ...) is held to the expectations file that ships with
 it, exactly as ``compare`` does; ``--no-shipped-expectations`` runs it bare.
+
+Before any case, the implementation is checked (:func:`runner.adapters.preflight.preflight`):
+one that cannot be started or answers no trivial request stops the command with one message
+and exit status 3.  Every verdict states its scope (operations and cases run, out of the
+suite's); ``--require-operation`` / ``--require-all`` turn unsupported operations into a
+failing verdict.
 """
 
 from __future__ import annotations
@@ -15,18 +21,22 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from flux_conformance import runner
-from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.commands._common import (
+    add_require,
     add_selection,
     checkout_drift,
     filters_of,
     load,
+    required_operations,
     selected,
     shipped_expectations,
+    suite_size,
+    unmet_requirements,
 )
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
+    from flux_conformance.runner.adapters.base import Adapter
     from flux_conformance.runner.report import Reporter
 
 __all__ = ["add_parser", "main"]
@@ -76,12 +86,26 @@ def _expectations_path(args: argparse.Namespace) -> Path | None:
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
     from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.preflight import start
+
+    adapter = make_adapter(args.impl, timeout=args.timeout)
+    try:
+        # Started before the suite loads, so that a broken set-up is told at once.
+        start(adapter)
+        return _run(args, adapter, out, err)
+    finally:
+        adapter.close()
+
+
+def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str]) -> int:
+    from flux_conformance.runner.adapters.preflight import preflight
     from flux_conformance.runner.engine import Summary, run_cases
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.report import Header
 
     suite = load(args)
     cases, other_edition = selected(suite, args)
+    required = required_operations(args, cases)
     warning = None if args.cases else checkout_drift(suite.root)
     if warning:
         print(warning, file=err)
@@ -93,12 +117,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
         decide, skip = expectations.decide, expectations.skip_reason
-    adapter = make_adapter(args.impl, timeout=args.timeout)
-    try:
-        adapter.start()
-    except AdapterError as exc:
-        # Still run: every case is reported (errored), so the report is complete.
-        print(f"warning: {exc}", file=err)
+    preflight(adapter, cases, skip=skip)
     header = Header(
         implementation=adapter.name,
         impl_spec=args.impl,
@@ -114,7 +133,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         filters=filters_of(args).to_json(),
         expectations=str(path) if path else "",
     )
-    summary = Summary()
+    operations, suite_cases = suite_size(suite, args.edition)
+    summary = Summary(suite_operations=operations, suite_cases=suite_cases)
     interrupted = False
     results = []
     with _reporters(args, out) as reporters:
@@ -148,18 +168,28 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         print(f"wrote {args.write_expectations}", file=err)
     if interrupted:
         return 130
-    return EXIT_OK if summary.ok else EXIT_FAILED
+    unmet = unmet_requirements(required, summary.scope())
+    for line in unmet:
+        print(f"does not conform: {line}", file=err)
+    return EXIT_OK if summary.ok and not unmet else EXIT_FAILED
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``run``."""
-    p = sub.add_parser("run", help="run the suite against an implementation")
+    p = sub.add_parser(
+        "run",
+        help="run the suite against an implementation",
+        description="Run the selected cases against one implementation. Exit status: 0 it "
+        "conforms on what was run, 1 it does not (or a required operation was not run), 2 a "
+        "usage or case-file error, 3 the implementation could not be run.",
+    )
     p.add_argument(
         "--impl",
         default="reference",
         help="reference (default), a shipped adapter's name, python:module:object, or exec:COMMAND",
     )
     add_selection(p)
+    add_require(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
     p.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
     p.add_argument("--junit", metavar="FILE", help="JUnit XML report")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
 
 __all__ = ["MarkdownReporter", "md_escape"]
 
@@ -19,7 +19,7 @@ class MarkdownReporter(FileReporter):
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the file."""
         h = self.header
-        outcome = verdict(summary, interrupted=interrupted)
+        outcome = verdict_line(summary, interrupted=interrupted)
         lines = [
             f"# Conformance report: {h.implementation} {h.version}".rstrip(),
             "",
