@@ -42,12 +42,12 @@ class Outcome(StrEnum):
     """
 
     PASSED = "passed"
-    UNCHECKED = "unchecked"
     FAILED = "failed"
     ERRORED = "errored"
     SKIPPED = "skipped"
     XFAILED = "xfailed"
     XPASSED = "xpassed"
+    UNCHECKED = "unchecked"
 
     @property
     def is_bad(self) -> bool:

@@ -67,7 +67,7 @@ def test_the_run_step_writes_every_report(tmp_path):
     assert (reports / "junit.xml").is_file()
     assert "<html" in (reports / "report.html").read_text()
     badge = json.loads((reports / "badge.json").read_text())
-    assert badge["message"] == "3/3 must"
+    assert badge["message"] == "3/3 must, 1/1 ops"
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the action's steps run in bash")

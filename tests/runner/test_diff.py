@@ -282,7 +282,7 @@ def test_cli_diff_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "--impl", "reference", "-o", "no.such.op"]) == 2
     assert main(["diff", "--impl", "reference", "-o", "R.decode"]) == 2
     assert "no input strategy" in capsys.readouterr().err
-    assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 2
+    assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 3
     with pytest.raises(SystemExit) as exc:
         main(["diff", "-o", "idset.decode"])  # --impl is required
     assert exc.value.code == 2

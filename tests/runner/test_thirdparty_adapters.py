@@ -97,11 +97,11 @@ def test_python_hostlistmissing_modules(monkeypatch: pytest.MonkeyPatch) -> None
         make_adapter("python-hostlist")
 
 
-def test_cli_exit_2_when_librarymissing_modules(
+def test_cli_exit_3_when_library_missing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing_modules(monkeypatch, "hostlist")
-    assert main(["run", "--impl", "python-hostlist", "-o", "hostlist.decode"]) == 2
+    assert main(["run", "--impl", "python-hostlist", "-o", "hostlist.decode"]) == 3
     assert "not installed" in capsys.readouterr().err
 
 
