@@ -9,11 +9,17 @@ as ``flux-conformance run``: input, expected, actual, reason, diff and a replay 
 
 (the plugin is registered through the ``pytest11`` entry point, so ``-p`` is only needed
 when the package is not installed).
+
+Exit statuses follow the command line's where pytest leaves room: an implementation that
+cannot be run (not installed, does not start, answers no trivial request) stops the session
+with exit status 3 before any case; a malformed ``--conformance-impl`` is a usage error.  A
+refusal whose category the implementation did not say is reported as skipped (``unchecked:``),
+never as a pass.  ``--conformance-require-operation GLOB`` and ``--conformance-require-all``
+make the session fail (exit status 1) when a required operation had no case run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from flux_conformance.runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.adapters.base import Adapter, AdapterError, ImplSpecError
 from flux_conformance.runner.cases import Case, Suite, SuiteError, load_suite
 from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge, select
 from flux_conformance.runner.oracle import reference_oracle
@@ -31,6 +37,8 @@ __all__ = ["ConformanceFailure", "ConformanceItem"]
 
 _SUITE = pytest.StashKey[Suite]()
 _ADAPTER = pytest.StashKey[Adapter]()
+_RAN = pytest.StashKey[set[str]]()
+_SELECTED = pytest.StashKey[set[str]]()
 
 
 class ConformanceFailure(Exception):
@@ -103,6 +111,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="leave out cases with these tags",
     )
     group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
+    group.addoption(
+        "--conformance-require-operation",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="fail unless some case of each matching operation runs (is supported)",
+    )
+    group.addoption(
+        "--conformance-require-all",
+        action="store_true",
+        help="fail unless some case of every selected operation runs",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -117,14 +137,48 @@ def pytest_configure(config: pytest.Config) -> None:
     except SuiteError as exc:
         raise pytest.UsageError("flux-conformance: the suite cannot load:\n" + str(exc)) from None
     from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.preflight import preflight
 
     try:
         adapter = make_adapter(spec, timeout=config.getoption("conformance_timeout"))
-    except AdapterError as exc:
+    except ImplSpecError as exc:
         raise pytest.UsageError(f"flux-conformance: {exc}") from None
-    with contextlib.suppress(AdapterError):
-        adapter.start()  # on failure, every case is reported as errored, with the reason
+    except AdapterError as exc:
+        pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)
+    try:
+        preflight(adapter, config.stash[_SUITE].cases)
+    except AdapterError as exc:
+        adapter.close()
+        pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)
     config.stash[_ADAPTER] = adapter
+    config.stash[_RAN] = set()
+    config.stash[_SELECTED] = set()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the session when an operation ``--conformance-require-*`` asks for did not run."""
+    import fnmatch
+
+    config = session.config
+    if _RAN not in config.stash:
+        return
+    chosen: set[str] = config.stash[_SELECTED]
+    ran: set[str] = config.stash[_RAN]
+    selected = sorted(chosen)
+    required: set[str] = set(selected) if config.getoption("conformance_require_all") else set()
+    for glob in config.getoption("conformance_require_operation"):
+        required.update(op for op in selected if fnmatch.fnmatchcase(op, glob))
+        if not any(fnmatch.fnmatchcase(op, glob) for op in selected):
+            required.add(glob)
+    missing = sorted(required - ran)
+    if missing:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "flux-conformance: required operations with no case run: " + ", ".join(missing)
+            )
+        if exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -162,6 +216,7 @@ class ConformanceItem(pytest.Item):
         adapter = config.stash[_ADAPTER]
         suite = config.stash[_SUITE]
         case = self.case
+        config.stash[_SELECTED].add(case.operation)
         if not adapter.supports(case.operation):
             pytest.skip("operation not supported by the implementation")
         reply = adapter.run(case.operation, case.input, edition=case.edition)
@@ -169,6 +224,9 @@ class ConformanceItem(pytest.Item):
         result = judge(case, reply, op, reference_oracle(case.edition))
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
+        config.stash[_RAN].add(case.operation)
+        if result.outcome is Outcome.UNCHECKED:
+            pytest.skip(f"unchecked: {result.reason}")
         if result.outcome is not Outcome.PASSED:
             raise ConformanceFailure(result)
 

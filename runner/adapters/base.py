@@ -39,11 +39,11 @@ if TYPE_CHECKING:
 UNKNOWN_CATEGORY = "unknown"
 
 __all__ = [
+    "UNKNOWN_CATEGORY",
     "Adapter",
     "AdapterError",
-    "Implementation",
-    "UNKNOWN_CATEGORY",
     "ImplSpecError",
+    "Implementation",
     "Reply",
     "protocol_validator",
     "reply_from_outcome",

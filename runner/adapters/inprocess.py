@@ -17,8 +17,8 @@ from typing import Any
 from flux_conformance import reference
 from flux_conformance.runner.adapters.base import (
     AdapterError,
-    ImplSpecError,
     Implementation,
+    ImplSpecError,
     Reply,
     reply_from_outcome,
 )

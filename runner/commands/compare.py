@@ -65,7 +65,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         # Fail early on a bad --impl, or on an implementation that cannot be run at all.
         adapter = make_adapter(impl, timeout=args.timeout)
         try:
-            skip = Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
+            skip = (
+                Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
+            )
             preflight(adapter, cases, skip=skip)
         finally:
             adapter.close()

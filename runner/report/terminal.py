@@ -147,7 +147,9 @@ class TerminalReporter:
             self.console.print("  stderr (tail, first case):")
             for line in first.reply.stderr.splitlines()[-15:]:
                 self.console.print(f"    {escape(line)}")
-        self.console.print(f"  first case:  {escape(first.case.id)} ({escape(first.case.location)})")
+        self.console.print(
+            f"  first case:  {escape(first.case.id)} ({escape(first.case.location)})"
+        )
         self.console.print(f"  replay:      {escape(replay_command(self._header, first))}")
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
