@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     warning = None if args.cases else checkout_drift(suite.root)
     if warning:
         print(warning, file=err)
-    decide = skip = None
+    decide = skip = expectations = None
     path = _expectations_path(args)
     if path is not None:
         from flux_conformance.runner.expectations import Expectations
@@ -164,7 +164,9 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 
-        write_baseline(Path(args.write_expectations), results, impl=adapter.name)
+        write_baseline(
+            Path(args.write_expectations), results, impl=adapter.name, keep=expectations
+        )
         print(f"wrote {args.write_expectations}", file=err)
     if interrupted:
         return 130
@@ -212,7 +214,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--write-expectations",
         metavar="FILE",
-        help="write a baseline expectations file from this run's failures",
+        help="write a baseline expectations file from this run's failures (keeping the "
+        "skip entries of the expectations file in use)",
     )
     p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per case")
