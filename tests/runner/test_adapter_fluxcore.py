@@ -386,7 +386,7 @@ def test_flux_core_through_the_runner(
     results = [line["case"] for line in lines if "case" in line]
     assert code == 1
     assert results
-    assert {r["outcome"] for r in results} <= {"passed", "failed"}
+    assert {r["outcome"] for r in results} <= {"passed", "failed", "unchecked"}
 
 
 def test_flux_core_lists_at_most_max_values(
