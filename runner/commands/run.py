@@ -164,9 +164,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 
-        write_baseline(
-            Path(args.write_expectations), results, impl=adapter.name, keep=expectations
-        )
+        write_baseline(Path(args.write_expectations), results, impl=adapter.name, keep=expectations)
         print(f"wrote {args.write_expectations}", file=err)
     if interrupted:
         return 130

@@ -38,6 +38,7 @@ from flux_conformance.runner.adapters.thirdparty._base import (
 
 __all__ = ["PythonHostlist"]
 
+
 class PythonHostlist(ThirdPartyImplementation):
     """python-hostlist's ``expand_hostlist`` and ``collect_hostlist``."""
 
