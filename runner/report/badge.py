@@ -1,12 +1,12 @@
 """A badge for a run: the JSON a shields.io ``endpoint`` badge reads.
 
 ``{"schemaVersion": 1, "label": "flux-conformance", "message": "107/107 must, 2/21 ops",
-"color": "blue"}``.  The message says how many of the selected ``must`` cases passed (when no
+"color": "blue"}`` (an implementation of two operations; the numbers are an example).  The message says how many of the selected ``must`` cases passed (when no
 ``must`` case ran, every case counts instead), then how many of the suite's operations were run:
 
 * a case counts when it was answered (not skipped); xfailed, failed, errored and *unchecked*
   cases (refusals whose category the implementation did not say) count as not passed, and the
-  unchecked ones are named: ``1,400/1,417 must (17 unchecked), 21/21 ops``;
+  unchecked ones are named, e.g. ``1,400/1,417 must (17 unchecked), 21/21 ops``;
 * the colour: green when every counted case passed and at least half of the suite's operations
   were run; **blue** when every counted case passed but fewer than half of the operations were
   run (most of the suite is unsupported or was not selected: the badge must not read as a full
