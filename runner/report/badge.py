@@ -1,8 +1,9 @@
 """A badge for a run: the JSON a shields.io ``endpoint`` badge reads.
 
 ``{"schemaVersion": 1, "label": "flux-conformance", "message": "107/107 must, 2/21 ops",
-"color": "blue"}`` (an implementation of two operations; the numbers are an example).  The message says how many of the selected ``must`` cases passed (when no
-``must`` case ran, every case counts instead), then how many of the suite's operations were run:
+"color": "blue"}`` (an implementation of two operations; the numbers are an example).  The
+message says how many of the selected ``must`` cases passed (when no ``must`` case ran, every
+case counts instead), then how many of the suite's operations were run:
 
 * a case counts when it was answered (not skipped); xfailed, failed, errored and *unchecked*
   cases (refusals whose category the implementation did not say) count as not passed, and the

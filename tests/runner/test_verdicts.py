@@ -133,7 +133,7 @@ def _summary(results: list[CaseResult], operations: int, cases: int) -> Summary:
 
 
 def test_scope_names_what_ran_out_of_the_suite() -> None:
-    case, op = _mini_case("mini.range")
+    case, _ = _mini_case("mini.range")
     passed = CaseResult(case, Outcome.PASSED, Reply("output", [1, 2, 3]))
     other = case.__class__(**{**case.__dict__, "operation": "hostlist.decode"})
     unsupported = CaseResult(other, Outcome.SKIPPED, Reply("unsupported", message="no"))
