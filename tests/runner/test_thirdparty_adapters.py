@@ -317,3 +317,27 @@ def test_system_library_matches_its_expectations(
     code = main([*argv, "-o", "hostlist.*", "-o", "idset.*"])
     out = capsys.readouterr()
     assert code == 0, out.out[-3000:] + out.err[-2000:]
+
+
+def test_the_flux_core_findings_counts_in_the_docs_match_its_expectations_file() -> None:
+    """docs/adapters.md counts flux-core's findings per group; the counts follow the file."""
+    import re
+    from collections import Counter
+
+    from support import ROOT
+
+    entries = Expectations.load(expectations_file("flux-core")).entries
+    groups: Counter[str] = Counter()
+    for entry in entries:
+        if entry.status == "xfail":
+            first = entry.pattern.split(".")[0]
+            groups["parse_query" if entry.pattern.startswith("constraint.parse_") else first] += 1
+    text = (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")
+    section = text[text.index("## flux-core") : text.index("## slurm-extra")]
+    assert f"Findings ({sum(groups.values())} cases" in section
+    named = {"idset": "idset", "hostlist": "hostlist", "counts": "count", "jobspec": "jobspec"}
+    named |= {"R": "R", "shape": "shape"}
+    for word, group in named.items():
+        assert re.search(rf"\*\*{word}\*\* \({groups[group]}\)", section), word
+    both = f"({groups['constraint']} match/validate, {groups['parse_query']} parse_query)"
+    assert both in section
