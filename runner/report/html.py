@@ -63,8 +63,17 @@ class HtmlReporter(FileReporter):
             f"<title>flux-conformance: {e(h.implementation)}</title>"
             f"<style>{_CSS}</style></head><body>"
             f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
-            f"<p>{e(h.describe())}: <strong>{outcome}</strong>.</p>"
-            f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
+            f"<p>{e(h.describe())}: <strong>{e(outcome)}</strong>.</p>"
+            + "".join(
+                f"<p>{label}: {e(', '.join(ops))}</p>"
+                for label, ops in (
+                    ("Operations run", summary.scope().run_operations),
+                    ("Unsupported", summary.scope().unsupported_operations),
+                )
+                if ops
+            )
+            + f"<table><tr><th>operation</th>{head}</tr>{rows}"
+            + f"<tr><th>total</th>{total}</tr></table>"
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
             + "</body></html>\n"
         )

@@ -13,6 +13,17 @@ def md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
+def _scope_lines(summary: Summary) -> list[str]:
+    """Which operations ran and which the implementation does not support, by name."""
+    scope = summary.scope()
+    lines = []
+    if scope.run_operations:
+        lines.append(f"- run: {', '.join(scope.run_operations)}")
+    if scope.unsupported_operations:
+        lines.append(f"- unsupported: {', '.join(scope.unsupported_operations)}")
+    return [*lines, ""] if lines else []
+
+
 class MarkdownReporter(FileReporter):
     """Writes the Markdown file when the run finishes."""
 
@@ -25,6 +36,7 @@ class MarkdownReporter(FileReporter):
             "",
             f"{md_escape(h.describe())}: **{outcome}**.",
             "",
+            *_scope_lines(summary),
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
             "| --- | " + " | ".join("---:" for _ in Outcome) + " |",
         ]

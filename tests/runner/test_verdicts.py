@@ -198,8 +198,13 @@ def test_two_operations_get_a_verdict_and_badge_that_say_so(
     }
     assert props["verdict"].startswith(line)
     assert props["scope.run_operations"] == "idset.decode idset.encode"
-    assert line in files["r.md"].read_text()
-    assert line in files["r.html"].read_text()
+    markdown = files["r.md"].read_text()
+    assert line in markdown
+    assert "- run: idset.decode, idset.encode" in markdown
+    assert "- unsupported: R.decode," in markdown
+    page = files["r.html"].read_text()
+    assert line in page
+    assert "<p>Operations run: idset.decode, idset.encode</p>" in page
 
 
 def test_badge_counts_unchecked_refusals_as_not_passed() -> None:
