@@ -162,7 +162,8 @@ class Scope:
     """How much of the suite a run covered, for verdicts that say so.
 
     An operation is *run* when at least one of its cases was answered (not skipped), and
-    *unsupported* when every one of its selected cases was answered ``unsupported``.
+    *unsupported* when none was and the implementation answered ``unsupported`` to those it
+    was asked (an expectations file may keep some from being asked).
     ``operations`` and ``cases`` count the whole suite (for the run's edition), whatever
     the filters selected.
     """
@@ -251,9 +252,9 @@ class Summary:
             for op in selected
             if sum(self.by_operation[op].values()) > self.by_operation[op][Outcome.SKIPPED.value]
         )
-        unsupported = tuple(
-            op for op in selected if self.unsupported[op] == sum(self.by_operation[op].values())
-        )
+        # Not run, and what was asked was answered unsupported (an expectations file may
+        # have kept some of its cases from being asked at all).
+        unsupported = tuple(op for op in selected if op not in run and self.unsupported[op])
         return Scope(
             operations=self.suite_operations or len(selected),
             cases=self.suite_cases or sum(self.total.values()),

@@ -137,7 +137,9 @@ def test_scope_names_what_ran_out_of_the_suite() -> None:
     passed = CaseResult(case, Outcome.PASSED, Reply("output", [1, 2, 3]))
     other = case.__class__(**{**case.__dict__, "operation": "hostlist.decode"})
     unsupported = CaseResult(other, Outcome.SKIPPED, Reply("unsupported", message="no"))
-    scope = _summary([passed, unsupported], operations=21, cases=1624).scope()
+    # A case an expectations file keeps from being asked does not make it supported.
+    kept_out = CaseResult(other, Outcome.SKIPPED, None, "expectations: never returns")
+    scope = _summary([passed, unsupported, kept_out], operations=21, cases=1624).scope()
     assert scope.run_operations == ("idset.decode",)
     assert scope.unsupported_operations == ("hostlist.decode",)
     assert scope.describe() == (
