@@ -71,10 +71,10 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             preflight(adapter, cases, skip=skip)
         finally:
             adapter.close()
-    filters = filters_of(args).to_json()
+    filters = filters_of(args, suite).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
-        f"edition {args.edition}, {len(cases)} cases"
+        f"edition {suite.editions.resolve(args.edition)}, {len(cases)} cases"
         + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
         + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
     )
@@ -86,6 +86,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
         progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
         about=about,
+        edition=suite.editions.resolve(args.edition),
     )
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]
@@ -95,7 +96,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.html:
         Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
         print(f"wrote {args.html}", file=err)
-    operations, suite_cases = suite_size(suite, args.edition)
+    operations, suite_cases = suite_size(suite, suite.editions.resolve(args.edition))
     status = EXIT_OK
     for column in matrix.columns:
         summary = Summary(suite_operations=operations, suite_cases=suite_cases)

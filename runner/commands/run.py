@@ -116,6 +116,9 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
+        expectations = expectations.in_edition(
+            suite.editions.resolve(args.edition), suite.editions.names
+        )
         decide, skip = expectations.decide, expectations.skip_reason
     preflight(adapter, cases, skip=skip)
     header = Header(
@@ -124,13 +127,13 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         version=adapter.version,
         suite_version=runner.__version__,
         suite_digest=suite.digest(),
-        edition=args.edition,
+        edition=suite.editions.resolve(args.edition),
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
         selected=len(cases),
         other_edition=other_edition,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        filters=filters_of(args).to_json(),
+        filters=filters_of(args, suite).to_json(),
         expectations=str(path) if path else "",
     )
     operations, suite_cases = suite_size(suite, args.edition)
@@ -146,6 +149,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
                 adapter,
                 suite.operations,
                 oracle=reference_oracle,
+                edition=header.edition,
                 skip=skip,
                 decide=decide,
             ):
