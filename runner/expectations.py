@@ -214,11 +214,13 @@ def write_baseline(
     the run has nothing new to say about it.
     """
     entries: list[dict[str, Any]] = []
-    for entry in keep.entries if keep is not None else ():
-        if entry.status == "skip":
-            kept: dict[str, Any] = {"id": entry.pattern, "status": "skip", "reason": entry.reason}
-            if entry.issue:
-                kept["issue"] = entry.issue
+    for old in keep.entries if keep is not None else ():
+        if old.status == "skip":
+            kept: dict[str, Any] = {"id": old.pattern, "status": "skip", "reason": old.reason}
+            if old.issue:
+                kept["issue"] = old.issue
+            if old.editions:
+                kept["editions"] = list(old.editions)
             entries.append(kept)
     for r in results:
         if r.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.XFAILED):

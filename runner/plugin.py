@@ -146,7 +146,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except AdapterError as exc:
         pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)
     try:
-        preflight(adapter, config.stash[_SUITE].cases)
+        suite = config.stash[_SUITE]
+        edition = suite.editions.resolve(config.getoption("conformance_edition"))
+        preflight(adapter, suite.cases, edition=edition)
     except AdapterError as exc:
         adapter.close()
         pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)

@@ -84,8 +84,12 @@ def preflight(
     cases: Iterable[Case],
     *,
     skip: Callable[[Case], str | None] | None = None,
+    edition: str | None = None,
 ) -> list[Probe]:
     """Start ``adapter`` and send it the trivial requests of ``cases``; return the exchanges.
+
+    ``edition`` is the edition the run follows: each request is sent in it, as the run would
+    send the case (a case of one edition, in its own).
 
     Raises :class:`AdapterError` when the implementation does not start (or greet) or
     answers none of the requests.  When it announces none of the operations of ``cases``,
@@ -94,7 +98,7 @@ def preflight(
     start(adapter)
     probes = []
     for case in trivial_cases(cases, adapter.supports, skip=skip):
-        reply = adapter.run(case.operation, case.input, edition=case.edition)
+        reply = adapter.run(case.operation, case.input, edition=case.edition or edition)
         probes.append(Probe(case, reply))
         if reply.kind != "errored":
             return probes

@@ -68,7 +68,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             skip = (
                 Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
             )
-            preflight(adapter, cases, skip=skip)
+            preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
         finally:
             adapter.close()
     filters = filters_of(args, suite).to_json()

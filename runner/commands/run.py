@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
             suite.editions.resolve(args.edition), suite.editions.names
         )
         decide, skip = expectations.decide, expectations.skip_reason
-    preflight(adapter, cases, skip=skip)
+    preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
     header = Header(
         implementation=adapter.name,
         impl_spec=args.impl,
@@ -136,7 +136,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         filters=filters_of(args, suite).to_json(),
         expectations=str(path) if path else "",
     )
-    operations, suite_cases = suite_size(suite, args.edition)
+    operations, suite_cases = suite_size(suite, header.edition)
     summary = Summary(suite_operations=operations, suite_cases=suite_cases)
     interrupted = False
     results = []

@@ -49,7 +49,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         missing = [op for op in operations if op not in supported]
         if missing:
             print(f"does not announce: {', '.join(missing)}", file=out)
-        probes = preflight(adapter, suite.cases)
+        edition = suite.editions.resolve(None)
+        probes = preflight(adapter, suite.cases, edition=edition)
         if not probes:
             print("no sample exchange: it announces none of the suite's operations", file=out)
         for probe in probes:
@@ -58,12 +59,10 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 "cmd": "run",
                 "operation": case.operation,
                 "input": case.input,
+                "edition": case.edition or edition,
             }
-            if case.edition:
-                request["edition"] = case.edition
-            result = judge(
-                case, probe.reply, suite.operations[case.operation], reference_oracle(case.edition)
-            )
+            op = suite.operations[case.operation]
+            result = judge(case, probe.reply, op, reference_oracle(case.edition or edition))
             print(f"sample exchange ({case.id}):", file=out)
             print(f"  sent:     {json.dumps(request)}", file=out)
             print(f"  answered: {_json(probe.reply.to_json())}", file=out)
