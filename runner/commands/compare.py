@@ -88,25 +88,30 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         about=about,
         edition=suite.editions.resolve(args.edition),
     )
-    argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
-    argv += [f"-o={op}" for op in args.operation or ()]
-    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=" ".join(argv))
-    with opened(args.markdown, out) as stream:
-        stream.write(markdown)
-    if args.html:
-        Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
-        print(f"wrote {args.html}", file=err)
     operations, suite_cases = suite_size(suite, suite.editions.resolve(args.edition))
     status = EXIT_OK
+    verdicts = []
     for column in matrix.columns:
         summary = Summary(suite_operations=operations, suite_cases=suite_cases)
         for result in column.results:
             summary.add(result)
         unmet = unmet_requirements(required, summary.scope())
-        line = verdict_line(summary, interrupted=False)
-        print(f"{column.spec}: {line}" + "".join(f"; {u}" for u in unmet), file=err)
+        line = verdict_line(summary, interrupted=False) + "".join(f"; {u}" for u in unmet)
+        verdicts.append(f"- **{column.label}**: {line}")
+        print(f"{column.spec}: {line}", file=err)
         if not summary.ok or unmet:
             status = EXIT_FAILED
+    argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
+    argv += [f"-o={op}" for op in args.operation or ()]
+    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=" ".join(argv))
+    # Each implementation's verdict, with its scope, right under the title.
+    title, _, rest = markdown.partition("\n\n")
+    markdown = "\n\n".join([title, "## Verdicts\n\n" + "\n".join(verdicts), rest])
+    with opened(args.markdown, out) as stream:
+        stream.write(markdown)
+    if args.html:
+        Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
+        print(f"wrote {args.html}", file=err)
     return status
 
 

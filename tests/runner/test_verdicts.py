@@ -162,8 +162,9 @@ def test_two_operations_get_a_verdict_and_badge_that_say_so(
 ) -> None:
     pytest.importorskip("shutil").which("node") or pytest.skip("node is not installed")
     suite = load_suite()
-    ops = {c.operation for c in suite.cases if c.edition in (None, "seed")}
-    total = sum(1 for c in suite.cases if c.edition in (None, "seed"))
+    default = suite.editions.resolve(None)
+    ops = {c.operation for c in suite.cases if c.edition in (None, default)}
+    total = sum(1 for c in suite.cases if c.edition in (None, default))
     idset_cases = sum(1 for c in suite.cases if c.operation.startswith("idset."))
     files = {name: tmp_path / name for name in ("b.json", "r.jsonl", "j.xml", "r.md", "r.html")}
     code, out, _ = _run(
@@ -240,9 +241,10 @@ def test_require_operation_fails_on_an_unsupported_operation(
 
 def test_compare_follows_the_exit_statuses(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["compare", "--cases", str(MINI), "--impl", "reference"]
-    code, _, err = _run(capsys, *base)
+    code, out, err = _run(capsys, *base)
     assert code == 0
     assert "reference: conforms on 1 of 1 operations (5 of 5 cases)" in err
+    assert "## Verdicts\n\n- **flux-conformance reference" in out  # the matrix says it too
     assert _run(capsys, *base, "--impl", "python:inprocess_fakes:Wrong")[0] == 1
     assert _run(capsys, *base, "--impl", "python:inprocess_fakes:Raising")[0] == 3
     unsupporting = [*base, "--impl", "python:inprocess_fakes:Unsupporting"]
