@@ -191,7 +191,14 @@ def _schema_problems(
         yield path, f"{where}: {message}" if where else message
 
 
-def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+def _load_requirements(
+    root: Path, problems: list[Problem], commits: list[tuple[Path, int, str, dict[str, str]]]
+) -> dict[str, Requirement]:
+    """Every requirement under ``root/requirements``.
+
+    Each file's cited commits (per edition) are appended to ``commits`` as (file, line, spec,
+    commits), to be checked against the editions.
+    """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
@@ -207,6 +214,10 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
         if bad:
             problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
             continue
+        source = doc.data.get("source")
+        if isinstance(source, dict) and "commits" in source:
+            where = doc.line_of(["source", "commits"])
+            commits.append((path, where, doc.data["spec"], source["commits"]))
         for index, item in enumerate(doc.data["requirements"]):
             line = doc.line_of(["requirements", index])
             if item["id"] in found:
@@ -343,7 +354,8 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     registry = load_registry()
     # A case directory without its own requirements index (or editions) cites the bundled one.
     index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
-    requirements = _load_requirements(index, problems)
+    cited: list[tuple[Path, int, str, dict[str, str]]] = []
+    requirements = _load_requirements(index, problems, cited)
     listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
     editions: Editions | None = None
     try:
@@ -351,6 +363,14 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     except EditionError as exc:
         problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
     names = editions.names if editions else ()
+    for file, line, spec, commits in cited if editions else ():
+        for name, commit in commits.items():
+            revision = editions.named(name).revisions.get(spec) if name in names else None
+            if revision is None or revision.commit != commit:
+                follows = f"follows {revision.commit}" if revision else "is no edition of it"
+                problems.append(
+                    Problem(file, line, f"{spec} at {commit} for edition {name!r}, which {follows}")
+                )
     problems.extend(
         Problem(req.file, req.line, f"{req.id}: edition {name!r} is not one of {', '.join(names)}")
         for req in requirements.values()
