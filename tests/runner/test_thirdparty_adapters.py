@@ -341,3 +341,4 @@ def test_the_flux_core_findings_counts_in_the_docs_match_its_expectations_file()
         assert re.search(rf"\*\*{word}\*\* \({groups[group]}\)", section), word
     both = f"({groups['constraint']} match/validate, {groups['parse_query']} parse_query)"
     assert both in section
+    assert f"(`sched.allocate`, {groups['sched']};" in section
