@@ -73,3 +73,12 @@ class Unsupporting:
 
     def run(self, operation, input, **options):
         return {"unsupported": {"reason": "no API"}}
+
+
+class TwoOperations:
+    """The reference, announcing only idset.decode and idset.encode."""
+
+    operations = ("idset.decode", "idset.encode")
+
+    def run(self, operation, input, **options):
+        return good(operation, input, **options)
