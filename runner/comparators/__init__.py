@@ -67,6 +67,7 @@ The comparators, documented where they are registered:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from flux_conformance.runner.comparators._json import json_equal
@@ -78,7 +79,15 @@ from flux_conformance.runner.comparators.shape import jobspec_from_shape, shape_
 from flux_conformance.runner.comparators.text import decodes_alike, exact, slurm_tree
 from flux_conformance.runner.comparators.validation import validation, validation_warnings
 
-__all__ = ["COMPARATORS", "Comparator", "Oracle", "OracleFailure", "Refused", "json_equal"]
+__all__ = [
+    "COMPARATORS",
+    "DESCRIPTIONS",
+    "Comparator",
+    "Oracle",
+    "OracleFailure",
+    "Refused",
+    "json_equal",
+]
 
 #: Every comparator, by the name an operation's registration gives.
 COMPARATORS: Mapping[str, Comparator] = {
@@ -96,3 +105,23 @@ COMPARATORS: Mapping[str, Comparator] = {
     # Reads the case's input too (see OperationSpec.compare): registered with four arguments.
     "allocation_rules": allocation_rules,  # type: ignore[dict-item]
 }
+
+
+def _descriptions(doc: str) -> dict[str, str]:
+    """Each comparator's paragraph of this module's docstring, on one line."""
+    found: dict[str, list[str]] = {}
+    name = None
+    for line in doc.splitlines():
+        heading = re.fullmatch(r"``(\w+)``", line)
+        if heading:
+            name = heading.group(1)
+            found[name] = []
+        elif name is not None and line.startswith("    "):
+            found[name].append(line.strip())
+        elif line.strip():
+            name = None
+    return {key: " ".join(lines).replace("``", "`") for key, lines in found.items()}
+
+
+#: Every comparator's rule in words, one per comparator (the module docstring's paragraphs).
+DESCRIPTIONS: Mapping[str, str] = _descriptions(__doc__ or "")

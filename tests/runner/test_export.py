@@ -17,7 +17,12 @@ from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.cli import main
 from flux_conformance.runner.engine import Filters, run_cases
 from flux_conformance.runner.oracle import reference_oracle
-from flux_conformance.runner.tools.export import export_suite, suite_from_export
+from flux_conformance.runner.tools.export import (
+    export_suite,
+    large_integers,
+    source_of,
+    suite_from_export,
+)
 
 
 @cache
@@ -339,5 +344,60 @@ def test_a_consumer_catches_wrong_answers_from_the_export_alone():
     assert not _conforms(comparator, expected, whole, mine)
 
 
-def test_exported_case_sources_point_at_files():
-    assert all(Path(c["source"].rsplit(":", 1)[0]).suffix == ".yaml" for c in _export()["cases"])
+def test_exported_case_sources_are_paths_in_the_repository():
+    root = Path(__file__).resolve().parents[2]
+    for case in _export()["cases"]:
+        path, line = case["source"].rsplit(":", 1)
+        assert path.startswith("cases/"), case["source"]
+        lines = (root / path).read_text(encoding="utf-8").splitlines()
+        assert f"id: {case['id']}" in lines[int(line) - 1], case["source"]
+
+
+def test_a_suite_of_its_own_is_named_from_its_folder():
+    from support import MINI
+
+    suite = load_suite(MINI)
+    case = suite.cases[0]
+    assert source_of(case, suite) == f"mini-suite/rfc22/idset.decode.yaml:{case.line}"
+
+
+def test_each_comparator_has_its_own_description():
+    doc = _export()
+    comparators = doc["comparators"]
+    used = {op["comparator"] for op in doc["operations"].values()}
+    assert set(comparators) == used
+    # Not an operation's words: no description is the comparator_doc of an operation that
+    # shares its comparator with others, and no two comparators share a description.
+    assert len(set(comparators.values())) == len(comparators)
+    for name, text in comparators.items():
+        sharing = [op for op in doc["operations"].values() if op["comparator"] == name]
+        if len(sharing) > 1:
+            assert all(text != op["comparator_doc"] for op in sharing), name
+    assert comparators["exact"].startswith("JSON equality")
+
+
+# -- integers a double cannot hold -------------------------------------------------------------
+
+
+def test_integers_past_2_53_are_present_and_documented():
+    found = [
+        value
+        for case in _export()["cases"]
+        for value in large_integers([case["input"], case["expected"]])
+    ]
+    # The docs say some integers exceed 2**53, some 2**64 too; counted here, never by hand.
+    assert found
+    assert any(v > 2**64 for v in found)
+    root = Path(__file__).resolve().parents[2]
+    for doc in ("docs/export.md", "docs/protocol.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        assert "2**53" in text, doc
+        assert "UseNumber" in text, doc
+        assert "BigInt" in text, doc
+
+
+def test_large_integers_walks_json_values():
+    assert list(large_integers({"a": [2**53, 2**53 + 1, True, -(2**60)], "b": "9" * 30})) == [
+        2**53 + 1,
+        -(2**60),
+    ]
