@@ -1864,6 +1864,64 @@ def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
     return _ok(sorted(names))
 
 
+@member("hostlist.decode", like="host names folded to lower case", witness="Node1")
+def lower_cased(value: Any, ref: Ref) -> Outcome | None:
+    """Folds host names to lower case."""
+    return _map_output(value, ref, lambda hosts: [h.lower() for h in hosts])
+
+
+@member("hostlist.encode", like="names compared without case", witness=["Node1", "node2"])
+def encode_case_folded(value: Any, ref: Ref) -> Outcome | None:
+    """Merges names that differ only in letter case, writing them in lower case."""
+    if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+        return None
+    return ref([h.lower() for h in value])
+
+
+@member(
+    "count.values",
+    like="powers of the operand, whatever min",
+    witness={"count": "3-100:2:^", "limit": 100},
+)
+def power_ignores_min(value: Any, ref: Ref) -> Outcome | None:
+    """Lists operand**(2**k) for ^ (2, 4, 16, ...) instead of starting from min."""
+    if not isinstance(value, dict) or _operator(value.get("count")) != "^":
+        return None
+    count, limit = value["count"], value.get("limit")
+    parts = count if isinstance(count, dict) else ref.op("range.decode", count).get("output")
+    if not isinstance(parts, dict) or "output" not in ref(value) or not isinstance(limit, int):
+        return None
+    top = min(limit, parts.get("max", limit))
+    out, cur = [], parts["operand"]
+    while cur <= top:
+        if cur >= parts["min"]:
+            out.append(cur)
+        cur = cur**2 if cur > 1 else top + 1
+    return _ok(out)
+
+
+@member(
+    "count.values",
+    like="* computed as powers of the operand",
+    witness={"count": "5-40:2:*", "limit": 100},
+)
+def multiply_ignores_min(value: Any, ref: Ref) -> Outcome | None:
+    """Lists operand**k for * (1, 2, 4, 8, ...) kept between min and max, instead of min * operand**k."""
+    if not isinstance(value, dict) or _operator(value.get("count")) != "*":
+        return None
+    count, limit = value["count"], value.get("limit")
+    parts = count if isinstance(count, dict) else ref.op("range.decode", count).get("output")
+    if not isinstance(parts, dict) or "output" not in ref(value) or not isinstance(limit, int):
+        return None
+    top = min(limit, parts.get("max", limit))
+    out, cur = [], 1
+    while cur <= top:
+        if cur >= parts["min"]:
+            out.append(cur)
+        cur *= parts["operand"]
+    return _ok(out)
+
+
 # Each member as a module attribute, so that any command can load it by name, e.g.
 # ``flux-conformance diff --impl python:zoo.members:idset_decode__long_range_drops_last``.
 for _item in MEMBERS:
