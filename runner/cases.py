@@ -366,7 +366,7 @@ def _load_case_file(
                         here(*sub, "output"),
                         f"expected output is not valid for {op_name}: {message}",
                     )
-                    for message in op.output_problems(outcome.value)
+                    for message in op.expected_problems(outcome.value)
                 )
         problems.extend(
             Problem(path, here("requirements", n), f"unknown requirement id {req!r}")

@@ -8,6 +8,7 @@ declares: a valid one (an output expected) and an invalid one (an error expected
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from flux_conformance.runner.cases import InputClass, Requirement, Suite
@@ -16,19 +17,31 @@ __all__ = ["ClassCoverage", "class_coverage", "class_gaps", "coverage", "coverag
 
 
 def coverage(
-    suite: Suite, edition: str | None = None
+    suite: Suite,
+    edition: str | None = None,
+    *,
+    specs: Collection[str] | None = None,
+    operations: Collection[str] | None = None,
 ) -> dict[str, tuple[list[Requirement], list[Requirement]]]:
     """Per spec: (requirements some case cites, requirements none cites), in ``edition``.
 
     An edition's requirements are the statements its texts make; the cases that cover them are
-    those that hold under it.  ``edition`` None: the suite's default edition.
+    those that hold under it.  ``edition`` None: the suite's default edition.  ``specs`` keeps
+    those specs' statements; ``operations`` counts only the citations of those operations'
+    cases (the statements of their specs that those cases cover, and those they leave to other
+    operations or to none).
     """
     name = suite.editions.resolve(edition)
     cited = {
-        req for case in suite.cases if case.edition in (None, name) for req in case.requirements
+        req
+        for case in suite.cases
+        if case.edition in (None, name) and (operations is None or case.operation in operations)
+        for req in case.requirements
     }
     out: dict[str, tuple[list[Requirement], list[Requirement]]] = defaultdict(lambda: ([], []))
     for req in suite.requirements.values():
+        if specs is not None and req.spec not in specs:
+            continue
         if req.applies_in(name):
             out[req.spec][0 if req.id in cited else 1].append(req)
     return dict(sorted(out.items()))
@@ -77,9 +90,13 @@ def class_gaps(suite: Suite) -> list[str]:
     return gaps
 
 
-def _class_lines(suite: Suite, *, details: bool) -> list[str]:
+def _class_lines(
+    suite: Suite, *, details: bool, operations: Collection[str] | None = None
+) -> list[str]:
     lines = ["", "input classes, per operation (valid / invalid cases):"]
     for op, rows in class_coverage(suite).items():
+        if operations is not None and op not in operations:
+            continue
         if not rows and not any(c.operation == op for c in suite.cases):
             continue
         short = sum(1 for row in rows if row.missing)
@@ -101,17 +118,27 @@ def _class_lines(suite: Suite, *, details: bool) -> list[str]:
     return lines
 
 
-def coverage_report(suite: Suite, *, missing: bool = True, edition: str | None = None) -> str:
+def coverage_report(
+    suite: Suite,
+    *,
+    missing: bool = True,
+    edition: str | None = None,
+    specs: Collection[str] | None = None,
+    operations: Collection[str] | None = None,
+) -> str:
     """A plain-text report for one edition (None: the default).
 
     One line per spec, then (``missing``) every uncovered statement.  Then the input classes
     of each operation, every class short of a case listed (with ``missing``, every class and
     its counts), and (with ``missing``) the number of the edition's cases citing each of its
-    requirements.
+    requirements.  ``specs`` and ``operations`` narrow it as :func:`coverage` does (and
+    ``operations`` the input classes shown).
     """
     name = suite.editions.resolve(edition)
     lines = [f"edition {name}:"]
-    table = coverage(suite, name)
+    if operations is not None:
+        lines.append(f"citations of the cases of {', '.join(sorted(operations))} only")
+    table = coverage(suite, name, specs=specs, operations=operations)
     for spec, (covered, uncovered) in table.items():
         total = len(covered) + len(uncovered)
         testable = total - sum(1 for r in uncovered if r.untestable)
@@ -125,7 +152,7 @@ def coverage_report(suite: Suite, *, missing: bool = True, edition: str | None =
             for req in uncovered:
                 why = f"untestable: {req.untestable}" if req.untestable else "NO CASE"
                 lines.append(f"  {spec} {req.id} [{req.keyword}, {req.section}] {why}")
-    lines.extend(_class_lines(suite, details=missing))
+    lines.extend(_class_lines(suite, details=missing, operations=operations))
     if missing:
         per_req = Counter(
             req for case in suite.cases if case.edition in (None, name) for req in case.requirements

@@ -1922,6 +1922,58 @@ def multiply_ignores_min(value: Any, ref: Ref) -> Outcome | None:
     return _ok(out)
 
 
+# -- sched.allocate --------------------------------------------------------------------------
+
+
+def _job_vertices(value: Any) -> Iterator[dict[str, Any]]:
+    return _vertices(value.get("jobspec")) if isinstance(value, dict) else iter(())
+
+
+@member("sched.allocate", like="a scheduler that forgets what is taken", witness=None)
+def ignores_allocated(value: Any, ref: Ref) -> Outcome | None:
+    """Schedules on the whole pool, as if nothing were allocated yet."""
+    if not isinstance(value, dict) or not value.get("allocated"):
+        return None
+    got = ref({**value, "allocated": []})
+    return got if got != ref(value) else None
+
+
+@member("sched.allocate", like="a ranged count met at its min", witness=None)
+def range_takes_min(value: Any, ref: Ref) -> Outcome | None:
+    """Allocates a ranged or min-only count at its min instead of the largest that is free."""
+    if not isinstance(value, dict) or "output" not in ref(value):
+        return None
+    changed = _copy(value)
+    found = False
+    for vertex in _job_vertices(changed):
+        count = vertex.get("count")
+        if isinstance(count, dict) and "min" in count:
+            vertex["count"] = count["min"]
+            found = True
+        elif isinstance(count, str) and re.fullmatch(r"\[?(\d+)[-+].*", count):
+            vertex["count"] = int(re.match(r"\[?(\d+)", count)[1])
+            found = True
+    if not found:
+        return None
+    got = ref(changed)
+    return got if "output" in got else None
+
+
+@member("sched.allocate", like="constraints never read", witness=None)
+def ignores_constraints(value: Any, ref: Ref) -> Outcome | None:
+    """Allocates any ranks, whatever attributes.system.constraints asks."""
+    try:
+        system = value["jobspec"]["attributes"]["system"]
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(system, dict) or "constraints" not in system:
+        return None
+    changed = _copy(value)
+    del changed["jobspec"]["attributes"]["system"]["constraints"]
+    got = ref(changed)
+    return got if "output" in got and got != ref(value) else None
+
+
 # Each member as a module attribute, so that any command can load it by name, e.g.
 # ``flux-conformance diff --impl python:zoo.members:idset_decode__long_range_drops_last``.
 for _item in MEMBERS:
