@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flux_conformance.runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.adapters.base import Adapter, ImplSpecError
 
 __all__ = ["make_adapter"]
 
@@ -41,7 +41,7 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
         return InProcessAdapter(load_python_object(rest))
     if sep and kind == "exec":
         return SubprocessAdapter(rest, timeout=timeout)
-    raise AdapterError(
+    raise ImplSpecError(
         f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
         f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
         f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"

@@ -10,7 +10,7 @@ import json
 from typing import IO, Any
 
 from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report import Header
+from flux_conformance.runner.report import Header, verdict_line
 
 __all__ = ["JsonLinesReporter"]
 
@@ -56,4 +56,13 @@ class JsonLinesReporter:
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line with the counts."""
-        self._write({"footer": {**summary.to_json(), "ok": summary.ok, "interrupted": interrupted}})
+        self._write(
+            {
+                "footer": {
+                    **summary.to_json(),
+                    "ok": summary.ok,
+                    "interrupted": interrupted,
+                    "verdict": verdict_line(summary, interrupted=interrupted),
+                }
+            }
+        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
 
 __all__ = ["MarkdownReporter", "md_escape"]
 
@@ -13,18 +13,30 @@ def md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
+def _scope_lines(summary: Summary) -> list[str]:
+    """Which operations ran and which the implementation does not support, by name."""
+    scope = summary.scope()
+    lines = []
+    if scope.run_operations:
+        lines.append(f"- run: {', '.join(scope.run_operations)}")
+    if scope.unsupported_operations:
+        lines.append(f"- unsupported: {', '.join(scope.unsupported_operations)}")
+    return [*lines, ""] if lines else []
+
+
 class MarkdownReporter(FileReporter):
     """Writes the Markdown file when the run finishes."""
 
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the file."""
         h = self.header
-        outcome = verdict(summary, interrupted=interrupted)
+        outcome = verdict_line(summary, interrupted=interrupted)
         lines = [
             f"# Conformance report: {h.implementation} {h.version}".rstrip(),
             "",
             f"{md_escape(h.describe())}: **{outcome}**.",
             "",
+            *_scope_lines(summary),
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
             "| --- | " + " | ".join("---:" for _ in Outcome) + " |",
         ]
