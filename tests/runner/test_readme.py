@@ -53,7 +53,7 @@ def test_the_tour_has_a_run_a_failure_and_a_matrix():
     names = [name for name, _, _ in tour(TEXT)]
     assert names == ["run", "failure", "compare"]
     shown = {name: output for name, _, output in tour(TEXT)}
-    assert "conforms:" in shown["run"]
+    assert "conforms on" in shown["run"]
     assert "FAILED" in shown["failure"]
     assert "replay:" in shown["failure"]
     assert "| case | level |" in shown["compare"]
