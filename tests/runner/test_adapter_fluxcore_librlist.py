@@ -292,6 +292,8 @@ def test_encode_refusal_is_invalid_and_frees() -> None:
         [{"rank": 0, "hostname": "a\0b", "cores": "0"}],
         [{"rank": 0, "hostname": "a", "cores": "0", "properties": "ssd"}],
         {"ranks": [], "starttime": None},
+        {"ranks": [], "nslots": 1},
+        [{"rank": 0, "hostname": "a", "cores": "0", "extra": 1}],
         ["not an item"],
     ],
 )

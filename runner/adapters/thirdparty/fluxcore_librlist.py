@@ -44,8 +44,8 @@ documented bound, and librlist documents none), so every refusal is answered ``i
 librlist's own message; jansson refusing the JSON text (a number past 64 bits, a string with
 NUL) is a refusal of flux-core's reading of the document, and answered the same way.  An input
 that cannot be handed to the C functions at all (an ``R.encode`` item whose rank is not an
-unsigned 32-bit integer, a non-string host, a string holding NUL) is ``unsupported``, saying
-why.
+unsigned 32-bit integer, a non-string host, a key no argument takes, a string holding NUL) is
+``unsupported``, saying why.
 """
 
 from __future__ import annotations
@@ -520,6 +520,9 @@ class LibrlistImplementation(ThirdPartyImplementation):
         return self._refusals(answer)
 
 
+#: The keys of an ``R.encode`` item that have a C argument.
+_ITEM_KEYS = frozenset({"rank", "hostname", "cores", "gpus", "properties"})
+
 _Plan = tuple[list[tuple[int, str, str, str]], dict[str, str]]
 
 
@@ -541,6 +544,9 @@ def _encode_plan(items: Any, times: Mapping[str, Any]) -> _Plan | str:
     for item in items:
         if not isinstance(item, dict):
             return "an item is not an object, so it has no C arguments"
+        extra = sorted(set(item) - _ITEM_KEYS)
+        if extra:
+            return f"{extra[0]!r} has no argument in librlist's calls"
         rank, host = item.get("rank"), item.get("hostname")
         cores, gpus = item.get("cores"), item.get("gpus", "")
         names = item.get("properties", [])
