@@ -495,6 +495,9 @@ class LibrlistImplementation(ThirdPartyImplementation):
         if isinstance(value, dict) and "ranks" in value:
             items = value["ranks"]
             times = {k: value[k] for k in ("starttime", "expiration") if k in value}
+            extra = sorted(set(value) - {"ranks", "starttime", "expiration"})
+            if extra:
+                return unsupported(f"{extra[0]!r} has no argument in librlist's calls")
         plan = _encode_plan(items, times)
         if isinstance(plan, str):
             return unsupported(plan)
