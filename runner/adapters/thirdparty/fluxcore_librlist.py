@@ -555,7 +555,7 @@ def _encode_plan(items: Any, times: Mapping[str, Any]) -> _Plan | str:
         names = item.get("properties", [])
         if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < 2**32:
             return f"rank {rank!r} is not a C unsigned int"
-        if not all(isinstance(s, str) for s in (host, cores, gpus)):
+        if not (isinstance(host, str) and isinstance(cores, str) and isinstance(gpus, str)):
             return "hostname, cores and gpus must be strings to be C strings"
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             return "properties must be a list of strings"

@@ -60,6 +60,7 @@ from typing import Any
 
 from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.adapters.thirdparty._base import (
+    Handler,
     ThirdPartyImplementation,
     error,
     output,
@@ -177,7 +178,7 @@ class Fluxion(ThirdPartyImplementation):
             raise AdapterError(f"{ENV}={where} holds no {RESOURCE_QUERY}; {_HOW}")
         self.timeout = timeout
         self.version = _version(root)
-        handlers = {"sched.allocate": self._allocate}
+        handlers: dict[str, Handler] = {"sched.allocate": self._allocate}
         if os.access(self.validator, os.X_OK):
             handlers["jobspec.validate"] = self._jobspec_validate
             handlers["constraint.validate"] = self._constraint_validate
