@@ -51,7 +51,12 @@ def _jobspec(resources: list[dict[str, Any]], **system: Any) -> dict[str, Any]:
 
 
 def _slot(count: int, cores: int) -> dict[str, Any]:
-    return {"type": "slot", "count": count, "label": "task", "with": [{"type": "core", "count": cores}]}
+    return {
+        "type": "slot",
+        "count": count,
+        "label": "task",
+        "with": [{"type": "core", "count": cores}],
+    }
 
 
 REQUESTS: dict[str, dict[str, Any]] = {

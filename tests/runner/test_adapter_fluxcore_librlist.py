@@ -182,8 +182,20 @@ def test_decode_asks_librlist_rank_by_rank() -> None:
     # The fake's copies are handles 2 and 3; their encodings name cores 0-2 and 0-3.
     assert out == {
         "output": [
-            {"rank": 0, "hostname": "host2", "cores": "0-2", "gpus": "", "properties": ["alpha", "zeta"]},
-            {"rank": 5, "hostname": "host3", "cores": "0-3", "gpus": "", "properties": ["alpha", "zeta"]},
+            {
+                "rank": 0,
+                "hostname": "host2",
+                "cores": "0-2",
+                "gpus": "",
+                "properties": ["alpha", "zeta"],
+            },
+            {
+                "rank": 5,
+                "hostname": "host3",
+                "cores": "0-3",
+                "gpus": "",
+                "properties": ["alpha", "zeta"],
+            },
         ]
     }
     assert ("copy_rank", 1, 5) in fake.calls
@@ -201,7 +213,10 @@ def test_set_operations(op: str) -> None:
     impl, fake = _impl()
     out = impl.run(f"R.{op}", {"a": R2, "b": {"version": 1}})
     assert out == {
-        "output": {"version": 1, "execution": {"R_lite": [{"rank": "3", "children": {"core": "0-3"}}]}}
+        "output": {
+            "version": 1,
+            "execution": {"R_lite": [{"rank": "3", "children": {"core": "0-3"}}]},
+        }
     }
     assert ("set_op", op, 1, 2) in fake.calls
     assert not fake.live

@@ -60,10 +60,14 @@ def test_registered() -> None:
 def test_session_is_read_job_by_job() -> None:
     found = parse_session(_SESSION)
     assert sorted(found) == [1, 2, 3]
-    assert found[1].allocated and found[1].R is not None
+    assert found[1].allocated
+    assert found[1].R is not None
     assert json.loads(found[1].R)["execution"]["R_lite"][0]["rank"] == "2"
-    assert not found[2].allocated and found[2].unsatisfiable and found[2].R is None
-    assert not found[3].allocated and not found[3].unsatisfiable
+    assert not found[2].allocated
+    assert found[2].unsatisfiable
+    assert found[2].R is None
+    assert not found[3].allocated
+    assert not found[3].unsatisfiable
 
 
 def test_without_a_build_the_adapter_says_how_to_make_one(

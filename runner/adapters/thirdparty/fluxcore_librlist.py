@@ -433,9 +433,7 @@ class LibrlistImplementation(ThirdPartyImplementation):
                         self._c.destroy(one)
                     children: dict[str, str] = {"core": "", "gpu": ""}
                     for entry in encoded.get("execution", {}).get("R_lite", []):
-                        children.update(
-                            {k: str(v) for k, v in entry.get("children", {}).items()}
-                        )
+                        children.update({k: str(v) for k, v in entry.get("children", {}).items()})
                     decoded.append(
                         {
                             "rank": rank,
@@ -574,7 +572,7 @@ class FluxCoreLibrlist(SubprocessAdapter):
     def __init__(self, *, timeout: float = 10.0) -> None:
         path = os.environ.get(ENV, "")
         if not path:
-            raise AdapterError(f"flux-core-librlist needs librlist linked as a shared object: {_HOW}")
+            raise AdapterError(f"flux-core-librlist needs librlist as a shared object: {_HOW}")
         if not Path(path).is_file():
             raise AdapterError(f"{ENV}={path} is not a file; {_HOW}")
         super().__init__(
