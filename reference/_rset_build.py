@@ -25,6 +25,7 @@ from flux_conformance.reference._rset_read import (
     _string,
     _time,
 )
+from flux_conformance.reference.editions import edition_named
 from flux_conformance.reference.idset import IdSet
 
 __all__ = [
@@ -37,9 +38,17 @@ __all__ = [
 
 
 def from_ranks(
-    items: Any, *, starttime: Any = None, expiration: Any = None, path: Path = ()
+    items: Any,
+    *,
+    starttime: Any = None,
+    expiration: Any = None,
+    path: Path = (),
+    zero_unset: bool = False,
 ) -> ResourceSet:
-    """Build a :class:`ResourceSet` from the per-rank form :func:`decode` returns."""
+    """Build a :class:`ResourceSet` from the per-rank form :func:`decode` returns.
+
+    ``zero_unset``: a time of 0 means "unset" (RFC 20 since ``e775b80``).
+    """
     entries = _array(items, path, "the per-rank list")
     rows: list[tuple[int, str, Children, list[str]]] = []
     for i, raw in enumerate(entries):
@@ -82,7 +91,7 @@ def from_ranks(
             props.setdefault(name, []).append(rank)
     start = _time(starttime, ("starttime",), "starttime") if starttime is not None else None
     end = _time(expiration, ("expiration",), "expiration") if expiration is not None else None
-    _check_times(start, end, ("expiration",))
+    _check_times(start, end, ("expiration",), zero_unset=zero_unset)
     return ResourceSet(
         tuple(runs),
         tuple(row[1] for row in rows),
@@ -92,8 +101,12 @@ def from_ranks(
     )
 
 
-def encode(value: Any) -> dict[str, Any]:
-    """Return an R document for the per-rank form: a list, or ``{ranks, starttime?, ...}``."""
+def encode(value: Any, *, edition: str | None = None) -> dict[str, Any]:
+    """Return an R document for the per-rank form: a list, or ``{ranks, starttime?, ...}``.
+
+    ``edition`` names the edition of RFC 20 to follow (None: the latest).
+    """
+    zero_unset = edition_named(edition).r_zero_time_unset
     if isinstance(value, dict):
         for key in value:
             if key not in ("ranks", "starttime", "expiration"):
@@ -109,6 +122,7 @@ def encode(value: Any) -> dict[str, Any]:
             starttime=value.get("starttime"),
             expiration=value.get("expiration"),
             path=("ranks",),
+            zero_unset=zero_unset,
         )
     else:
         rset = from_ranks(value)

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from flux_conformance import runner
+from flux_conformance.runner._cases_dir import default_cases_dir
 from flux_conformance.runner._schemas import schema
 from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.editions import FILE_NAME as EDITIONS_FILE
+from flux_conformance.runner.editions import EditionError, Editions, load_editions
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.operations import OperationSpec, load_registry
 
@@ -114,6 +116,12 @@ class Requirement:
     untestable: str | None
     file: Path
     line: int
+    #: The editions whose text makes the statement (empty: every edition).
+    editions: tuple[str, ...] = ()
+
+    def applies_in(self, edition: str) -> bool:
+        """Whether the statement is part of ``edition``'s text."""
+        return not self.editions or edition in self.editions
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,8 @@ class Suite:
     cases: tuple[Case, ...]
     requirements: Mapping[str, Requirement]
     operations: Mapping[str, OperationSpec]
+    #: The editions of the spec texts the cases follow (``editions.yaml``).
+    editions: Editions
 
     def by_id(self) -> dict[str, Case]:
         """The cases keyed by id."""
@@ -159,18 +169,10 @@ class Suite:
         return hasher.hexdigest()
 
 
-def default_cases_dir() -> Path:
-    """The suite's case directory: a source checkout's ``cases/``, else the installed copy."""
-    package = Path(runner.__file__).resolve().parent
-    checkout = package.parent / "cases"
-    if (checkout / "requirements").is_dir():
-        return checkout
-    return package / "_cases"
-
-
 def _case_files(root: Path) -> Iterator[Path]:
     for path in sorted(root.rglob("*.yaml")):
-        if "requirements" not in path.relative_to(root).parts:
+        relative = path.relative_to(root)
+        if "requirements" not in relative.parts and relative != Path(EDITIONS_FILE):
             yield path
 
 
@@ -227,6 +229,7 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
                 untestable=item.get("untestable"),
                 file=path,
                 line=line,
+                editions=tuple(item.get("editions", ())),
             )
     return found
 
@@ -338,9 +341,22 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     if not root.is_dir():
         raise SuiteError([Problem(root, 1, "no such case directory")])
     registry = load_registry()
-    # A case directory without its own requirements index cites the bundled one.
+    # A case directory without its own requirements index (or editions) cites the bundled one.
     index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
     requirements = _load_requirements(index, problems)
+    listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
+    editions: Editions | None = None
+    try:
+        editions = load_editions(listed / EDITIONS_FILE)
+    except EditionError as exc:
+        problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
+    names = editions.names if editions else ()
+    problems.extend(
+        Problem(req.file, req.line, f"{req.id}: edition {name!r} is not one of {', '.join(names)}")
+        for req in requirements.values()
+        for name in req.editions
+        if editions and name not in names
+    )
     cases: list[Case] = []
     seen: dict[str, Case] = {}
     for path in files if files is not None else _case_files(root):
@@ -356,7 +372,40 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 )
                 continue
             seen[case.id] = case
+            if editions and case.edition is not None and case.edition not in names:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"edition {case.edition!r} is not one of {', '.join(names)} "
+                        f"({EDITIONS_FILE}); cases name an edition by its own name",
+                    )
+                )
+                continue
+            stale = [
+                rid
+                for rid in case.requirements
+                if case.edition is not None
+                and rid in requirements
+                and not requirements[rid].applies_in(case.edition)
+            ]
+            if stale:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"a case of edition {case.edition} cites {', '.join(stale)}, which "
+                        "that edition's text does not make",
+                    )
+                )
+                continue
             cases.append(case)
-    if problems:
+    if problems or editions is None:
         raise SuiteError(problems)
-    return Suite(root=root, cases=tuple(cases), requirements=requirements, operations=registry)
+    return Suite(
+        root=root,
+        cases=tuple(cases),
+        requirements=requirements,
+        operations=registry,
+        editions=editions,
+    )

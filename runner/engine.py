@@ -19,6 +19,7 @@ from typing import Any
 from flux_conformance.runner.adapters.base import Adapter, Reply
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.comparators import Oracle, OracleFailure
+from flux_conformance.runner.editions import bundled
 from flux_conformance.runner.operations import OperationSpec
 
 __all__ = [
@@ -93,7 +94,8 @@ class CaseResult:
 class Filters:
     """Which cases to run; an empty tuple means no restriction.
 
-    A case runs when it belongs to ``edition`` (or to every edition), matches each inclusion
+    A case runs when it belongs to ``edition`` (or to every edition; ``edition`` None: any
+    edition), matches each inclusion
     filter that is given (any of its values) and none of the exclusions.  Operation and id
     values are globs; levels and tags are matched exactly.
     """
@@ -102,7 +104,7 @@ class Filters:
     ids: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    edition: str = "seed"
+    edition: str | None = field(default_factory=lambda: bundled().default)
     exclude_operations: tuple[str, ...] = ()
     exclude_ids: tuple[str, ...] = ()
     exclude_levels: tuple[str, ...] = ()
@@ -110,7 +112,7 @@ class Filters:
 
     def accepts(self, case: Case) -> bool:
         """Whether ``case`` passes every filter."""
-        if case.edition is not None and case.edition != self.edition:
+        if self.edition is not None and case.edition is not None and case.edition != self.edition:
             return False
         if self.operations and not _any_glob(case.operation, self.operations):
             return False
@@ -266,8 +268,12 @@ def run_cases(
     oracle: OracleFactory,
     skip: Callable[[Case], str | None] | None = None,
     decide: Callable[[CaseResult], CaseResult] | None = None,
+    edition: str | None = None,
 ) -> Iterator[CaseResult]:
     """Run every case through ``adapter``, yielding each judged result in order.
+
+    ``edition`` is the edition of the specs the run follows: a case of every edition is sent
+    to the implementation, and judged, in it (a case of one edition, in its own).
 
     ``oracle`` gives the oracle comparators consult for a case's edition (usually
     :func:`runner.oracle.reference_oracle`).  ``skip`` may name a
@@ -284,9 +290,10 @@ def run_cases(
         if not adapter.supports(case.operation):
             reply = Reply("unsupported", message="operation not supported by the implementation")
         else:
-            reply = adapter.run(case.operation, case.input, edition=case.edition)
+            reply = adapter.run(case.operation, case.input, edition=case.edition or edition)
         seconds = time.perf_counter() - start
         result = dataclasses.replace(
-            judge(case, reply, operations[case.operation], oracle(case.edition)), seconds=seconds
+            judge(case, reply, operations[case.operation], oracle(case.edition or edition)),
+            seconds=seconds,
         )
         yield decide(result) if decide else result

@@ -53,9 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-cases", default=None, metavar="DIR", help="case directory")
     group.addoption(
         "--conformance-edition",
-        default="seed",
-        choices=("seed", "upstream"),
-        help="RFC 14 range-dict edition",
+        default=None,
+        metavar="NAME",
+        help="the edition of the spec texts to follow (default: the latest)",
     )
     group.addoption(
         "--conformance-operation",
@@ -164,9 +164,10 @@ class ConformanceItem(pytest.Item):
         case = self.case
         if not adapter.supports(case.operation):
             pytest.skip("operation not supported by the implementation")
-        reply = adapter.run(case.operation, case.input, edition=case.edition)
+        edition = case.edition or suite.editions.resolve(config.getoption("conformance_edition"))
+        reply = adapter.run(case.operation, case.input, edition=edition)
         op = suite.operations[case.operation]
-        result = judge(case, reply, op, reference_oracle(case.edition))
+        result = judge(case, reply, op, reference_oracle(edition))
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
         if result.outcome is not Outcome.PASSED:
@@ -217,7 +218,7 @@ def pytest_collection_modifyitems(
         operations=option("operation"),
         levels=option("level"),
         tags=option("tag"),
-        edition=config.getoption("conformance_edition"),
+        edition=suite.editions.resolve(config.getoption("conformance_edition")),
         exclude_operations=option("exclude_operation"),
         exclude_ids=option("exclude_id"),
         exclude_levels=option("exclude_level"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import filecmp
 from collections.abc import Iterator
 from importlib import resources
@@ -70,14 +71,18 @@ def add_selection(p: argparse.ArgumentParser) -> None:
         )
     p.add_argument(
         "--edition",
-        choices=("seed", "upstream"),
-        default="seed",
-        help="RFC 14 range-dict edition whose cases run (default: seed)",
+        metavar="NAME",
+        help="the edition of the spec texts to follow, by name or alias (`list --editions`; "
+        "default: the latest)",
     )
 
 
-def filters_of(args: argparse.Namespace) -> Filters:
-    """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe."""
+def filters_of(args: argparse.Namespace, suite: Suite) -> Filters:
+    """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe.
+
+    ``--edition`` is resolved against the suite's editions (an alias gives the edition's own
+    name; none gives the default); an unknown name is an :class:`EditionError`.
+    """
     from flux_conformance.runner.engine import Filters
 
     def values(name: str) -> tuple[str, ...]:
@@ -88,7 +93,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
         ids=values("id"),
         levels=values("level"),
         tags=values("tag"),
-        edition=getattr(args, "edition", "seed"),
+        edition=suite.editions.resolve(getattr(args, "edition", None)),
         exclude_operations=values("exclude_operation"),
         exclude_ids=values("exclude_id"),
         exclude_levels=values("exclude_level"),
@@ -110,11 +115,15 @@ def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
     """
     from flux_conformance.runner.engine import select
 
-    filters = filters_of(args)
+    filters = filters_of(args, suite)
     cases = select(suite.cases, filters)
     if not cases:
         raise UsageError("no case matches the filters")
-    other = sum(1 for c in suite.cases if c.edition is not None and c.edition != filters.edition)
+    # The cases every other filter lets through that belong to another edition only.
+    anywhere = dataclasses.replace(filters, edition=None)
+    other = sum(
+        1 for c in select(suite.cases, anywhere) if c.edition not in (None, filters.edition)
+    )
     return cases, other
 
 

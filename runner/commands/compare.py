@@ -49,10 +49,10 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations[impl] = Path(file)
     for impl in impls:
         make_adapter(impl, timeout=args.timeout)  # fail early on a bad --impl
-    filters = filters_of(args).to_json()
+    filters = filters_of(args, suite).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
-        f"edition {args.edition}, {len(cases)} cases"
+        f"edition {suite.editions.resolve(args.edition)}, {len(cases)} cases"
         + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
         + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
     )
@@ -64,6 +64,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
         progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
         about=about,
+        edition=suite.editions.resolve(args.edition),
     )
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]

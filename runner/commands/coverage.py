@@ -16,7 +16,10 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.tools.coverage import coverage_report
 
     del err
-    print(coverage_report(load(args), missing=not args.summary), file=out, end="")
+    suite = load(args)
+    names = [args.edition] if args.edition else list(suite.editions.names)
+    for name in names:
+        print(coverage_report(suite, missing=not args.summary, edition=name), file=out, end="")
     return EXIT_OK
 
 
@@ -25,4 +28,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("coverage", help="requirements covered by cases, per spec")
     add_cases_option(p)
     p.add_argument("--summary", action="store_true", help="only the per-spec shares")
+    p.add_argument(
+        "--edition",
+        metavar="NAME",
+        help="only this edition of the spec texts (default: each edition in turn)",
+    )
     p.set_defaults(func=main)

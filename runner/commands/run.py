@@ -92,6 +92,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
+        expectations = expectations.in_edition(
+            suite.editions.resolve(args.edition), suite.editions.names
+        )
         decide, skip = expectations.decide, expectations.skip_reason
     adapter = make_adapter(args.impl, timeout=args.timeout)
     try:
@@ -105,13 +108,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         version=adapter.version,
         suite_version=runner.__version__,
         suite_digest=suite.digest(),
-        edition=args.edition,
+        edition=suite.editions.resolve(args.edition),
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
         selected=len(cases),
         other_edition=other_edition,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        filters=filters_of(args).to_json(),
+        filters=filters_of(args, suite).to_json(),
         expectations=str(path) if path else "",
     )
     summary = Summary()
@@ -126,6 +129,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 adapter,
                 suite.operations,
                 oracle=reference_oracle,
+                edition=header.edition,
                 skip=skip,
                 decide=decide,
             ):

@@ -148,8 +148,8 @@ def compact_json(value: Any, limit: int = 2000) -> str:
 def replay_command(header: Header, result: CaseResult) -> str:
     """The one-line command that runs just this case again."""
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
-    if result.case.edition and result.case.edition != "seed":
-        argv += ["--edition", result.case.edition]
+    # The edition the case ran in: its own, or the one the run followed.
+    argv += ["--edition", result.case.edition or header.edition]
     if header.cases_given:
         argv += ["--cases", header.cases_dir]
     return shlex.join(argv)

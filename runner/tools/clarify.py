@@ -142,7 +142,9 @@ def clarify_report(
             for r in items:
                 case = r.case
                 shown = code(compact_json(case.input, 300))
-                lines.append(f"- {code(case.id)} ({case.operation}), input {shown}")
+                # An open point of one edition's text only says so (cases/editions.yaml).
+                edition = f", edition {code(case.edition)} only" if case.edition else ""
+                lines.append(f"- {code(case.id)} ({case.operation}{edition}), input {shown}")
                 lines.append(f"  - why it is open, and the reading taken: {case.description}")
                 for n, expected in enumerate(case.expected, 1):
                     text = _describe(expected).replace("`", "``") if rst else _describe(expected)

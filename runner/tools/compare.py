@@ -125,10 +125,12 @@ def run_matrix(
     expectations: Mapping[str, Path],
     progress: Callable[[str], None] | None = None,
     about: str = "",
+    edition: str | None = None,
 ) -> Matrix:
     """Run every case against every implementation (one after another).
 
-    ``about`` says what was compared (see :meth:`runner.report.Header.describe`).
+    ``about`` says what was compared (see :meth:`runner.report.Header.describe`); ``edition``
+    is the edition of the specs the run follows (see :func:`runner.engine.run_cases`).
     """
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.oracle import reference_oracle
@@ -147,6 +149,8 @@ def run_matrix(
         path = expectations.get(spec)
         if path is not None:
             exp = Expectations.load(path)
+            if edition is not None:
+                exp = exp.in_edition(edition, suite.editions.names)
             decide, skip = exp.decide, exp.skip_reason
             note = (note + "; " if note else "") + f"expectations {path.name}"
         try:
@@ -158,6 +162,7 @@ def run_matrix(
                     oracle=reference_oracle,
                     skip=skip,
                     decide=decide,
+                    edition=edition,
                 )
             )
         finally:

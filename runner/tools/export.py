@@ -24,6 +24,7 @@ from flux_conformance import runner
 from flux_conformance.runner.cases import Case, Expected, Requirement, Suite
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.comparators.hints import HINTS
+from flux_conformance.runner.editions import Edition, Editions, Revision, bundled
 from flux_conformance.runner.engine import Filters
 from flux_conformance.runner.operations import OperationSpec
 
@@ -75,6 +76,11 @@ def export_suite(
             "exported": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "cases": len(cases),
         },
+        "editions": {
+            "default": suite.editions.default,
+            "repository": suite.editions.repository,
+            "editions": [e.to_json() for e in suite.editions.editions],
+        },
         "comparators": dict(sorted(comparators.items())),
         "operations": {name: op.to_json() for name, op in suite.operations.items()},
         "requirements": {
@@ -122,4 +128,27 @@ def suite_from_export(doc: Mapping[str, Any], *, source: Path) -> Suite:
         )
         for index, raw in enumerate(doc["cases"])
     )
-    return Suite(source, cases, requirements, operations)
+    return Suite(source, cases, requirements, operations, _editions(doc))
+
+
+def _editions(doc: Mapping[str, Any]) -> Editions:
+    """The editions an export lists (an export written before it listed them: the bundled)."""
+    raw = doc.get("editions")
+    if raw is None:
+        return bundled()
+    return Editions(
+        default=raw["default"],
+        repository=raw["repository"],
+        editions=tuple(
+            Edition(
+                name=e["name"],
+                aliases=tuple(e["aliases"]),
+                summary=e["summary"],
+                revisions={
+                    spec: Revision(r["commit"], r["date"], r.get("note"))
+                    for spec, r in e["revisions"].items()
+                },
+            )
+            for e in raw["editions"]
+        ),
+    )
