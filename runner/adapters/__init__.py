@@ -17,7 +17,7 @@ KNOWN: dict[str, str] = {
     "flux-core-librlist": (
         "flux_conformance.runner.adapters.thirdparty.fluxcore_librlist:FluxCoreLibrlist"
     ),
-    "fluxion": "flux_conformance.runner.adapters.thirdparty.fluxion:Fluxion",
+    "fluxion": "flux_conformance.runner.adapters.thirdparty.fluxion:FluxionAdapter",
     "slurm-extra": "flux_conformance.runner.adapters.thirdparty.slurm_extra:SlurmExtra",
     "slurm-hostlist": "flux_conformance.runner.adapters.thirdparty.slurm_hostlist:SlurmHostlist",
     "pdsh": "flux_conformance.runner.adapters.thirdparty.pdsh:Pdsh",

@@ -19,10 +19,13 @@ import pytest
 from flux_conformance.reference.idset import decode as decode_idset
 from flux_conformance.runner.adapters import KNOWN
 from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.adapters.thirdparty import expectations_file
 from flux_conformance.runner.adapters.thirdparty.fluxion import (
     ENV,
     Fluxion,
+    FluxionAdapter,
+    FluxionFailed,
     parse_session,
 )
 from flux_conformance.runner.cli import main, make_adapter
@@ -53,8 +56,9 @@ _SESSION = "\n".join(
 )
 
 
-def test_registered() -> None:
-    assert KNOWN["fluxion"] == "flux_conformance.runner.adapters.thirdparty.fluxion:Fluxion"
+def test_registered_as_a_worker_adapter() -> None:
+    assert KNOWN["fluxion"] == "flux_conformance.runner.adapters.thirdparty.fluxion:FluxionAdapter"
+    assert issubclass(FluxionAdapter, SubprocessAdapter)
 
 
 def test_session_is_read_job_by_job() -> None:
@@ -198,6 +202,45 @@ def test_real_jobspec_parser(fluxion: Fluxion) -> None:
     }
     bad = fluxion.run("constraint.validate", {"properties": "ssd"})
     assert bad["error"]["category"] == "invalid"
+
+
+#: An empty pool and a min-only slot count: resource-query 0.54 aborts on it (an uncaught
+#: std::out_of_range), which must be an errored case, not a verdict and not the adapter's fault.
+_CRASH = {
+    "pool": {"version": 1, "execution": {"R_lite": [], "nodelist": []}},
+    "jobspec": {
+        "version": 1,
+        "resources": [
+            {
+                "type": "slot",
+                "count": {"min": 1},
+                "label": "task",
+                "with": [{"type": "core", "count": 1}],
+            }
+        ],
+        "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
+        "attributes": {"system": {"duration": 0}},
+    },
+}
+
+
+def test_real_crash_is_errored_by_the_implementation(fluxion: Fluxion) -> None:
+    with pytest.raises(FluxionFailed, match="status -6"):
+        fluxion.run("sched.allocate", _CRASH)
+    adapter = make_adapter("fluxion")
+    adapter.start()
+    try:
+        crashed = adapter.run("sched.allocate", _CRASH, edition=None)
+        assert crashed.kind == "errored"
+        assert not crashed.adapter_fault
+        assert "out_of_range" in (crashed.stderr or "")
+        # The next case gets a fresh worker.
+        again = adapter.run(
+            "sched.allocate", {"pool": POOL, "jobspec": _jobspec(1, 1)}, edition=None
+        )
+        assert again.kind == "output"
+    finally:
+        adapter.close()
 
 
 def test_real_build_matches_its_expectations(capsys: pytest.CaptureFixture[str]) -> None:

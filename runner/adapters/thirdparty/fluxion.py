@@ -6,7 +6,10 @@ Fluxion has no library API a Python process could load; its command-line front e
 ``implementations/flux-sched/build.sh SRC PREFIX BUILD`` builds it, with Fluxion's jobspec
 parser program ``flux-jobspec-validate``, from a flux-sched source tree on top of an installed
 flux-core; ``FLUXION_BUILD=BUILD`` names the build here.  Each case runs one fresh
-``resource-query`` (or ``flux-jobspec-validate``) process, so a crash or hang errors one case.
+``resource-query`` (or ``flux-jobspec-validate``) process.  :class:`Fluxion` drives them;
+the runner reaches it through :class:`FluxionAdapter`, a worker process that exits when Fluxion
+crashes, hangs or refuses without a category (:class:`FluxionFailed`), so that such a case is
+reported as errored by the implementation, with Fluxion's message.
 
 ``sched.allocate`` (input ``{"pool": R, "jobspec": ..., "allocated": [R, ...], "now": t}``):
 
@@ -29,11 +32,13 @@ with status 0 in every case except a pool it cannot load.  The adapter reads tha
   shifted by ``now`` (the only change made to the R); without it, they are left as printed;
 * ``Unsatisfiable request`` -> ``unsatisfiable``;
 * no match, not unsatisfiable, and ``Jobspec error`` on stderr (Fluxion's jobspec parser threw
-  its ``parse_error``) -> ``invalid``;
+  its ``parse_error``), or ``traverser: Invalid argument`` (the traverser's errno EINVAL, which
+  resource-query writes with ``strerror``) -> ``invalid``;
 * no match, not unsatisfiable, nothing on stderr (the traverser's EBUSY, which
   resource-query reports without a message) -> ``busy``;
-* no match with another error message on stderr: the case is errored (Fluxion failed in a
-  way it gives no category for);
+* no match with another error message on stderr, or resource-query killed by a signal (an
+  uncaught C++ exception aborts it): the case is errored (Fluxion failed in a way it gives no
+  category for);
 * a pool resource-query cannot load (exit status 1, ``error generating resources``), or an
   ``allocated`` R that ``update`` refuses (not in the pool, or taken twice) -> ``invalid``,
   with Fluxion's message.
@@ -51,7 +56,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.adapters.thirdparty._base import (
     Handler,
     ThirdPartyImplementation,
@@ -73,7 +81,10 @@ __all__ = [
     "RESOURCE_QUERY",
     "VALIDATOR",
     "Fluxion",
+    "FluxionAdapter",
+    "FluxionFailed",
     "MatchResult",
+    "main",
     "parse_session",
 ]
 
@@ -104,6 +115,15 @@ _CARRIER: dict[str, Any] = {
     "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
     "attributes": {"system": {"duration": 0}},
 }
+
+
+#: What resource-query writes for a traverser error with errno EINVAL and no message of its
+#: own (``traverser: `` and ``strerror(EINVAL)``).
+_EINVAL = "ERROR: traverser: Invalid argument"
+
+
+class FluxionFailed(Exception):
+    """Fluxion crashed, hung, or refused without saying why: the case is errored."""
 
 
 @dataclass
@@ -233,7 +253,7 @@ class Fluxion(ThirdPartyImplementation):
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise AdapterError(f"resource-query did not finish within {self.timeout} s") from None
+            raise FluxionFailed(f"resource-query did not finish within {self.timeout} s") from None
 
     @staticmethod
     def _judge_session(
@@ -243,7 +263,7 @@ class Fluxion(ThirdPartyImplementation):
         if done.returncode != 0:
             if "error generating resources" in stderr:
                 return error("invalid", f"resource-query cannot load the pool: {stderr}")
-            raise AdapterError(f"resource-query exited with status {done.returncode}: {stderr}")
+            raise FluxionFailed(f"resource-query exited with status {done.returncode}: {stderr}")
         results = parse_session(done.stdout)
         for n in range(1, held + 1):
             took = results.get(n)
@@ -251,17 +271,17 @@ class Fluxion(ThirdPartyImplementation):
                 return error("invalid", f"update refused allocated R number {n}: {stderr}")
         answer = results.get(held + 1)
         if answer is None:
-            raise AdapterError(f"resource-query printed no answer for the match: {stderr}")
+            raise FluxionFailed(f"resource-query printed no answer for the match: {stderr}")
         if answer.allocated and answer.R is not None:
             document = json.loads(answer.R)
             return output(_shift(document, now) if now is not None else document)
         if answer.unsatisfiable:
             return error("unsatisfiable", "resource-query: Unsatisfiable request")
-        if "Jobspec error" in stderr:
+        if "Jobspec error" in stderr or _EINVAL in stderr:
             return error("invalid", stderr)
         if not stderr:
             return error("busy", "resource-query: No matching resources found (satisfiable)")
-        raise AdapterError(f"resource-query found no match and said: {stderr}")
+        raise FluxionFailed(f"resource-query found no match and said: {stderr}")
 
     # -- Fluxion's jobspec parser ---------------------------------------------------------
 
@@ -277,7 +297,7 @@ class Fluxion(ThirdPartyImplementation):
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise AdapterError(
+            raise FluxionFailed(
                 f"flux-jobspec-validate did not finish within {self.timeout} s"
             ) from None
         if done.returncode == 0:
@@ -286,7 +306,7 @@ class Fluxion(ThirdPartyImplementation):
         said = done.stderr.strip().replace(str(self.validator), self.validator.name)
         if done.returncode == 2:  # Flux::Jobspec::parse_error
             return error("invalid", said)
-        raise AdapterError(f"flux-jobspec-validate exited with status {done.returncode}: {said}")
+        raise FluxionFailed(f"flux-jobspec-validate exited with status {done.returncode}: {said}")
 
     def _jobspec_validate(self, document: Any) -> Mapping[str, Any]:
         return self._parse(document)
@@ -295,3 +315,56 @@ class Fluxion(ThirdPartyImplementation):
         carrier = json.loads(json.dumps(_CARRIER))
         carrier["attributes"]["system"]["constraints"] = constraint
         return self._parse(carrier)
+
+
+def _build_or_fail() -> str:
+    build = os.environ.get(ENV, "")
+    if not build:
+        raise AdapterError(f"fluxion needs a build of flux-sched: {ENV} is not set; {_HOW}")
+    if not os.access(Path(build) / RESOURCE_QUERY, os.X_OK):
+        raise AdapterError(f"{ENV}={build} holds no {RESOURCE_QUERY}; {_HOW}")
+    return build
+
+
+class FluxionAdapter(SubprocessAdapter):
+    """The runner's side: a worker process (``python -m`` this module) serving :class:`Fluxion`.
+
+    When Fluxion crashes, hangs or refuses without a category (:class:`FluxionFailed`), the
+    worker exits with its message on stderr: the runner reports that case as errored by the
+    implementation, with the message, and starts a new worker for the next case.
+    """
+
+    def __init__(self, *, timeout: float = 10.0) -> None:
+        _build_or_fail()
+        super().__init__(
+            shlex.join([sys.executable, "-m", __name__]),
+            timeout=max(timeout, TIMEOUT + 30.0),
+        )
+
+
+class _Worker:
+    """:class:`Fluxion`, ending the worker process on :class:`FluxionFailed`."""
+
+    def __init__(self, impl: Fluxion) -> None:
+        self._impl = impl
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:
+        try:
+            return self._impl.run(operation, input, **options)
+        except FluxionFailed as exc:
+            print(f"fluxion: {exc}", file=sys.stderr, flush=True)
+            os._exit(3)
+
+
+def main() -> int:
+    """The worker: serve Fluxion on stdin/stdout."""
+    from flux_conformance.runner.tools.serve import serve
+
+    impl = Fluxion(_build_or_fail())
+    return serve(
+        _Worker(impl), name=impl.name, version=impl.version, operations=list(impl.operations)
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
