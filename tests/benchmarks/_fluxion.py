@@ -103,10 +103,12 @@ def session(
             commands.append(f"update allocate rv1exec alloc-{n}.json {n} 0 {HORIZON}")
         order: list[str] = []
         jobid = len(allocated) + 1
-        for name, jobspec in jobspecs.items():
-            (work / f"{name}.json").write_text(json.dumps(jobspec))
+        for index, (name, jobspec) in enumerate(jobspecs.items()):
+            # resource-query splits its commands at spaces: the files get plain names.
+            (work / f"request-{index}.json").write_text(json.dumps(jobspec))
             for _ in range(repeat):
-                commands += [f"match allocate_with_satisfiability {name}.json", f"cancel {jobid}"]
+                command = f"match allocate_with_satisfiability request-{index}.json"
+                commands += [command, f"cancel {jobid}"]
                 order.append(name)
                 jobid += 1
         commands.append("quit")
