@@ -37,6 +37,7 @@ _MODULES = (
     "flux_conformance.reference.constraint",
     "flux_conformance.reference.query",
     "flux_conformance.reference.slurm_extra",
+    "flux_conformance.reference.allocate",
 )
 
 

@@ -4,13 +4,14 @@ Every problem found is collected with its file and line, and all of them are rep
 once (:class:`SuiteError`), so an author fixes a file in one pass.  Checks: strict YAML
 (see :mod:`runner._yaml`), the case-file schema, registered operation, input and expected
 output valid for the operation, expected error categories registered for it, case ids
-unique across the suite, and requirement ids present in the index.
+unique across the suite, requirement ids present in the index, and input classes (the
+``classes:`` an operation's case file declares) unique and named only where declared.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +30,7 @@ __all__ = [
     "LEVELS",
     "Case",
     "Expected",
+    "InputClass",
     "Problem",
     "Requirement",
     "Suite",
@@ -91,6 +93,17 @@ class Case:
     edition: str | None
     file: Path
     line: int
+    #: The input classes of its operation that the case exercises (see :class:`InputClass`).
+    classes: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """``valid`` when some output is permitted, ``invalid`` when only errors are.
+
+        A ``one_of`` that permits an output and a refusal is valid: the input is valid, even if
+        the text lets an implementation refuse it.
+        """
+        return "valid" if any(e.kind == "output" for e in self.expected) else "invalid"
 
     @property
     def location(self) -> str:
@@ -125,6 +138,24 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class InputClass:
+    """A class of input that the specs tell apart for one operation.
+
+    Declared in the operation's case file under ``classes:``.  ``kinds`` holds the outcomes
+    the class must have cases for: ``valid`` (an output) and ``invalid`` (an error), both
+    unless ``why`` says why one cannot exist.
+    """
+
+    id: str
+    operation: str
+    description: str
+    kinds: tuple[str, ...]
+    why: str | None
+    file: Path
+    line: int
+
+
+@dataclass(frozen=True)
 class Suite:
     """Every case and requirement, checked."""
 
@@ -134,6 +165,8 @@ class Suite:
     operations: Mapping[str, OperationSpec]
     #: The editions of the spec texts the cases follow (``editions.yaml``).
     editions: Editions
+    #: Per operation, the input classes its case files declare, in file order.
+    classes: Mapping[str, tuple[InputClass, ...]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, Case]:
         """The cases keyed by id."""
@@ -191,7 +224,14 @@ def _schema_problems(
         yield path, f"{where}: {message}" if where else message
 
 
-def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+def _load_requirements(
+    root: Path, problems: list[Problem], commits: list[tuple[Path, int, str, dict[str, str]]]
+) -> dict[str, Requirement]:
+    """Every requirement under ``root/requirements``.
+
+    Each file's cited commits (per edition) are appended to ``commits`` as (file, line, spec,
+    commits), to be checked against the editions.
+    """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
@@ -207,6 +247,10 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
         if bad:
             problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
             continue
+        source = doc.data.get("source")
+        if isinstance(source, dict) and "commits" in source:
+            where = doc.line_of(["source", "commits"])
+            commits.append((path, where, doc.data["spec"], source["commits"]))
         for index, item in enumerate(doc.data["requirements"]):
             line = doc.line_of(["requirements", index])
             if item["id"] in found:
@@ -245,11 +289,29 @@ def _expected(raw: Mapping[str, Any]) -> tuple[Expected, ...]:
     return (Expected("error", raw["error"]),)
 
 
+def _input_classes(path: Path, doc: Any, op_name: str) -> list[InputClass]:
+    return [
+        InputClass(
+            id=raw["id"],
+            operation=op_name,
+            description=raw["description"],
+            kinds=tuple(raw.get("kinds", ("valid", "invalid"))),
+            why=raw.get("why"),
+            file=path,
+            line=doc.line_of(["classes", index]),
+        )
+        for index, raw in enumerate(doc.data.get("classes", ()))
+    ]
+
+
 def _load_case_file(
     path: Path,
     registry: Mapping[str, OperationSpec],
     requirements: Mapping[str, Requirement],
     problems: list[Problem],
+    *,
+    classes: list[InputClass],
+    named: list[_Named],
 ) -> list[Case]:
     try:
         doc = load_document(path)
@@ -273,6 +335,7 @@ def _load_case_file(
             )
         )
         return []
+    classes.extend(_input_classes(path, doc, op_name))
     cases = []
     for index, raw in enumerate(doc.data["cases"]):
 
@@ -303,7 +366,7 @@ def _load_case_file(
                         here(*sub, "output"),
                         f"expected output is not valid for {op_name}: {message}",
                     )
-                    for message in op.output_problems(outcome.value)
+                    for message in op.expected_problems(outcome.value)
                 )
         problems.extend(
             Problem(path, here("requirements", n), f"unknown requirement id {req!r}")
@@ -312,6 +375,10 @@ def _load_case_file(
         )
         if len(problems) > before:
             continue
+        named.extend(
+            _Named(op_name, name, raw["id"], path, here("classes", n))
+            for n, name in enumerate(raw.get("classes", ()))
+        )
         cases.append(
             Case(
                 id=raw["id"],
@@ -325,6 +392,7 @@ def _load_case_file(
                 edition=raw.get("edition"),
                 file=path,
                 line=here(),
+                classes=tuple(raw.get("classes", ())),
             )
         )
     return cases
@@ -343,7 +411,8 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     registry = load_registry()
     # A case directory without its own requirements index (or editions) cites the bundled one.
     index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
-    requirements = _load_requirements(index, problems)
+    cited: list[tuple[Path, int, str, dict[str, str]]] = []
+    requirements = _load_requirements(index, problems, cited)
     listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
     editions: Editions | None = None
     try:
@@ -351,6 +420,14 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     except EditionError as exc:
         problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
     names = editions.names if editions else ()
+    for file, line, spec, commits in cited if editions else ():
+        for name, commit in commits.items():
+            revision = editions.named(name).revisions.get(spec) if name in names else None
+            if revision is None or revision.commit != commit:
+                follows = f"follows {revision.commit}" if revision else "is no edition of it"
+                problems.append(
+                    Problem(file, line, f"{spec} at {commit} for edition {name!r}, which {follows}")
+                )
     problems.extend(
         Problem(req.file, req.line, f"{req.id}: edition {name!r} is not one of {', '.join(names)}")
         for req in requirements.values()
@@ -359,8 +436,12 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     )
     cases: list[Case] = []
     seen: dict[str, Case] = {}
+    declared: list[InputClass] = []
+    named: list[_Named] = []
     for path in files if files is not None else _case_files(root):
-        for case in _load_case_file(path, registry, requirements, problems):
+        for case in _load_case_file(
+            path, registry, requirements, problems, classes=declared, named=named
+        ):
             first = seen.get(case.id)
             if first is not None:
                 problems.append(
@@ -400,6 +481,7 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 )
                 continue
             cases.append(case)
+    classes = _check_classes(declared, named, problems)
     if problems or editions is None:
         raise SuiteError(problems)
     return Suite(
@@ -408,4 +490,54 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
         requirements=requirements,
         operations=registry,
         editions=editions,
+        classes=classes,
     )
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A class named by a case, where it is named."""
+
+    operation: str
+    name: str
+    case: str
+    file: Path
+    line: int
+
+
+def _check_classes(
+    declared: Sequence[InputClass], named: Sequence[_Named], problems: list[Problem]
+) -> dict[str, tuple[InputClass, ...]]:
+    """Classes per operation; a duplicate class, or a case naming an undeclared one, is a problem.
+
+    Checked once every file is read, since a class may be declared in another file of the
+    same operation.
+    """
+    by_op: dict[str, dict[str, InputClass]] = {}
+    for item in declared:
+        known = by_op.setdefault(item.operation, {})
+        first = known.get(item.id)
+        if first is not None:
+            problems.append(
+                Problem(
+                    item.file,
+                    item.line,
+                    f"duplicate input class {item.id!r} for {item.operation} "
+                    f"(first at {first.file}:{first.line})",
+                )
+            )
+            continue
+        known[item.id] = item
+    for use in named:
+        known = by_op.get(use.operation, {})
+        if use.name not in known:
+            hint = ", ".join(sorted(known)) or "none declared"
+            problems.append(
+                Problem(
+                    use.file,
+                    use.line,
+                    f"case {use.case!r} names unknown input class {use.name!r} of "
+                    f"{use.operation} (declared: {hint})",
+                )
+            )
+    return {op: tuple(items.values()) for op, items in by_op.items()}

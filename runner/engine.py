@@ -186,7 +186,13 @@ OracleFactory = Callable[[str | None], Oracle]
 
 
 def _diff(expected: Any, actual: Any) -> str:
+    import logging
+
     from deepdiff import DeepDiff
+
+    # The diff is cut at 50 differences on purpose; DeepDiff would log a warning to stderr
+    # (through logging's last-resort handler) each time it stops there.
+    logging.getLogger("deepdiff").setLevel(logging.ERROR)
 
     try:
         diff = DeepDiff(expected, actual, verbose_level=2, max_diffs=50)
@@ -242,7 +248,7 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     reasons = []
     for expected in outputs:
         try:
-            reason = op.comparator(expected.value, reply.value, oracle)
+            reason = op.compare(expected.value, reply.value, oracle, case.input)
         except (Exception, OracleFailure) as exc:
             # The implementation answered; the suite could not judge the answer.
             return CaseResult(

@@ -37,6 +37,11 @@ class Header:
     other_edition: int = 0
     #: True when ``cases_dir`` was given with ``--cases`` (the replay command repeats it).
     cases_given: bool = False
+    #: The per-case timeout the run was given, when not the default (the replay repeats it).
+    timeout: float | None = None
+    #: More options of the run that its replay command repeats (``--expectations FILE``,
+    #: ``--no-shipped-expectations``), so the case is judged again as it was.
+    replay_options: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The header as JSON."""
@@ -150,6 +155,9 @@ def replay_command(header: Header, result: CaseResult) -> str:
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
     # The edition the case ran in: its own, or the one the run followed.
     argv += ["--edition", result.case.edition or header.edition]
+    if header.timeout is not None:
+        argv += ["--timeout", f"{header.timeout:g}"]
+    argv += header.replay_options
     if header.cases_given:
         argv += ["--cases", header.cases_dir]
     return shlex.join(argv)

@@ -307,3 +307,20 @@ def test_a_case_names_an_edition_the_folder_knows(tmp_path):
     (problem,) = info.value.problems
     assert problem.line == 3
     assert "edition 'upstream' is not one of" in problem.message
+
+
+def test_a_requirements_file_cites_the_commit_its_editions_follow(tmp_path):
+    folder = tmp_path / "cases"
+    shutil.copytree(ROOT / "cases" / "requirements", folder / "requirements")
+    shutil.copy(ROOT / "cases" / "editions.yaml", folder / "editions.yaml")
+    (folder / "rfc22").mkdir()
+    assert load_suite(folder).cases == ()
+    index = folder / "requirements" / "rfc20.yaml"
+    text = index.read_text()
+    assert "'2026-08-13': 'cfd3836'" in text
+    index.write_text(text.replace("'2026-08-13': 'cfd3836'", "'2026-08-13': '8da980e'"))
+    with pytest.raises(SuiteError) as info:
+        load_suite(folder)
+    (problem,) = info.value.problems
+    assert problem.file == index
+    assert "RFC 20 at 8da980e for edition '2026-08-13', which follows cfd3836" in problem.message
