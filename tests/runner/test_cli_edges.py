@@ -111,19 +111,25 @@ def test_clarify_by_spec_and_a_filter_that_matches_nothing(capsys):
 
 
 def test_coverage_by_spec_and_by_operation(capsys):
-    code, whole, _ = _run(capsys, "coverage", "--summary")
+    latest = ("coverage", "--summary", "--edition", "latest")
+    code, whole, _ = _run(capsys, *latest)
     assert code == 0
     rfc22 = next(line for line in whole.splitlines() if line.startswith("RFC 22 "))
-    code, out, _ = _run(capsys, "coverage", "--summary", "--spec", "rfc22")
-    assert out.splitlines() == [rfc22]
+    code, out, _ = _run(capsys, *latest, "--spec", "rfc22")
+    specs = [line for line in out.splitlines() if line.startswith(("RFC ", "Slurm"))]
+    assert specs == [rfc22]
     # -o counts only the chosen operations' citations: one of RFC 22's two operations covers
-    # fewer statements than both.
-    code, out, _ = _run(capsys, "coverage", "--summary", "-o", "idset.decode")
+    # fewer statements than both, and only that operation's input classes are shown.
+    code, out, _ = _run(capsys, *latest, "-o", "idset.decode")
     lines = out.splitlines()
-    assert lines[0] == "citations of the cases of idset.decode only"
-    assert lines[1].startswith("RFC 22 ")
-    assert lines[1] != rfc22
-    assert len(lines) == 2
+    assert lines[1] == "citations of the cases of idset.decode only"
+    specs = [line for line in lines if line.startswith(("RFC ", "Slurm"))]
+    assert len(specs) == 1
+    assert specs[0].startswith("RFC 22 ")
+    assert specs[0] != rfc22
+    classes = lines[lines.index("input classes, per operation (valid / invalid cases):") + 1 :]
+    assert classes[0].startswith("idset.decode ")
+    assert not any(line.startswith("idset.encode") for line in classes)
 
 
 # -- progress -------------------------------------------------------------------------------------
