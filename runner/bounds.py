@@ -1,4 +1,4 @@
-"""How much of an answer the runner judges, and how much of any text it shows.
+r"""How much of an answer the runner judges, and how much of any text it shows.
 
 An implementation under test may answer anything the protocol carries: a list of five million
 ids, a string of a lone surrogate, a name with terminal escape sequences in it.  None of that
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -91,12 +92,19 @@ def too_large_to_judge(expected: list[Any], actual: Any) -> str | None:
     return None
 
 
+_KINDS: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
-        type(value), {list: "array", dict: "object"}.get(type(value), type(value).__name__)
-    )
+    return _KINDS.get(type(value), type(value).__name__)
 
 
 def _brief(value: Any) -> str:
@@ -107,30 +115,38 @@ def _brief(value: Any) -> str:
     return shown(repr(value), 100)
 
 
+def _items(path: str, pairs: Iterator[tuple[Any, tuple[Any, Any]]]) -> Iterator[Any]:
+    for key, (want, got) in pairs:
+        yield f"{path}[{key}]", want, got
+
+
 def first_difference(expected: Any, actual: Any, *, budget: int = 10_000_000) -> str:
     """The path of the first place where ``actual`` differs from ``expected`` (JSON equality).
 
-    A walk in document order that stops at the first difference, or after ``budget`` steps.
+    A walk in document order that stops at the first difference, or after ``budget`` steps;
+    containers are walked item by item, never copied.
     """
-    stack: list[tuple[str, Any, Any]] = [("value", expected, actual)]
+    frames: list[Iterator[tuple[str, Any, Any]]] = [iter([("value", expected, actual)])]
     steps = 0
-    while stack and steps < budget:
+    while frames and steps < budget:
+        entry = next(frames[-1], None)
+        if entry is None:
+            frames.pop()
+            continue
         steps += 1
-        path, want, got = stack.pop()
+        path, want, got = entry
         if _kind(want) != _kind(got):
             return f"{path}: expected {_brief(want)}, got {_brief(got)}"
         if isinstance(want, list):
             if len(want) != len(got):
                 return f"{path}: expected {len(want)} items, got {len(got)}"
-            stack.extend(
-                (f"{path}[{i}]", w, g) for i, (w, g) in reversed(list(enumerate(zip(want, got))))
-            )
+            frames.append(_items(path, enumerate(zip(want, got, strict=True))))
         elif isinstance(want, dict):
             if want.keys() != got.keys():
                 missing = sorted(map(str, want.keys() - got.keys()))[:5]
                 extra = sorted(map(str, got.keys() - want.keys()))[:5]
                 return shown(f"{path}: keys differ (missing {missing}, unexpected {extra})", 500)
-            stack.extend((f"{path}[{k!r}]", want[k], got[k]) for k in reversed(list(want)))
+            frames.append(_items(path, ((repr(k), (want[k], got[k])) for k in want)))
         elif want != got:
             return shown(f"{path}: expected {_brief(want)}, got {_brief(got)}", 500)
     return "no difference found within the walk's budget"

@@ -48,7 +48,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             raise UsageError(f"--expectations takes IMPL=FILE with IMPL one of {impls}")
         expectations[impl] = Path(file)
     for impl in impls:
-        make_adapter(impl, timeout=args.timeout)  # fail early on a bad --impl
+        make_adapter(
+            impl, timeout=args.timeout, max_timeouts=args.max_timeouts
+        )  # fail early on a bad --impl
     filters = filters_of(args).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
@@ -61,7 +63,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         cases,
         impls,
         expectations=expectations,
-        make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
+        make_adapter=lambda spec: make_adapter(
+            spec, timeout=args.timeout, max_timeouts=args.max_timeouts
+        ),
         progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
         about=about,
     )
@@ -87,6 +91,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_selection(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
     p.add_argument(
         "--expectations",
         action="append",

@@ -53,7 +53,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     adapters: list[Adapter] = []
     try:
         for spec in (args.impl, args.against):
-            adapter = make_adapter(spec, timeout=args.timeout)
+            adapter = make_adapter(spec, timeout=args.timeout, max_timeouts=args.max_timeouts)
             adapters.append(adapter)
             adapter.start()
             if not adapter.supports(args.operation):
@@ -130,4 +130,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
     p.set_defaults(func=main)

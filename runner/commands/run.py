@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING
 
 from flux_conformance import runner
 from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
     add_selection,
     checkout_drift,
@@ -24,7 +25,7 @@ from flux_conformance.runner.commands._common import (
     selected,
     shipped_expectations,
 )
-from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
 
 if TYPE_CHECKING:
     from flux_conformance.runner.report import Reporter
@@ -93,12 +94,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
         decide, skip = expectations.decide, expectations.skip_reason
-    adapter = make_adapter(args.impl, timeout=args.timeout)
+    adapter = make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
     try:
         adapter.start()
     except AdapterError as exc:
         # Still run: every case is reported (errored), so the report is complete.
-        print(f"warning: {exc}", file=err)
+        print(f"warning: {shown(str(exc), 5000)}", file=err)
     header = Header(
         implementation=adapter.name,
         impl_spec=args.impl,
@@ -115,7 +116,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations=str(path) if path else "",
     )
     summary = Summary()
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
     results = []
     with _reporters(args, out) as reporters:
         for reporter in reporters:
@@ -135,19 +136,22 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                     reporter.case(result)
                 if args.exitfirst and result.outcome.is_bad:
                     break
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
+            interrupted = exc
         finally:
             adapter.close()
             for reporter in reporters:
-                reporter.finish(summary, interrupted=interrupted)
+                reporter.finish(summary, interrupted=interrupted is not None)
+    gave_up = getattr(adapter, "gave_up", None)
+    if gave_up:
+        print(f"warning: {shown(gave_up)}", file=err)
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 
         write_baseline(Path(args.write_expectations), results, impl=adapter.name)
         print(f"wrote {args.write_expectations}", file=err)
-    if interrupted:
-        return 130
+    if interrupted is not None:
+        return exit_status_of(interrupted)
     return EXIT_OK if summary.ok else EXIT_FAILED
 
 
@@ -161,6 +165,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_selection(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
     p.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
     p.add_argument("--junit", metavar="FILE", help="JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="Markdown report")

@@ -51,9 +51,7 @@ def _power_within(value: int, operand: int, high: int) -> bool:
     return (value.bit_length() - 1) * operand + 1 <= high.bit_length()
 
 
-def count_key(
-    count: Any, oracle: Oracle, expand: int = _COUNT_EXPANSION
-) -> tuple[Any, ...] | None:
+def count_key(count: Any, oracle: Oracle, expand: int = _COUNT_EXPANSION) -> tuple[Any, ...] | None:
     """Return what a count means as a comparable key (None when it cannot be read).
 
     A finite count of at most ``expand`` values is keyed by its values; a larger one by its

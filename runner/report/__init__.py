@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any, Protocol
 
-from flux_conformance.runner.bounds import SHOWN_NAME, shown
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 
 __all__ = [

@@ -22,6 +22,7 @@ from flux_conformance.runner.report import Header, compact_json, replay_command
 
 __all__ = ["TerminalReporter"]
 
+
 def escape(text: str, limit: int | None = 20_000) -> str:
     """``text`` for the console: no markup, and no control sequence reaches the terminal."""
     return _markup_escape(shown(text, limit))
