@@ -9,6 +9,7 @@ unique across the suite, and requirement ids present in the index.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,10 +169,83 @@ def default_cases_dir() -> Path:
     return package / "_cases"
 
 
-def _case_files(root: Path) -> Iterator[Path]:
-    for path in sorted(root.rglob("*.yaml")):
-        if "requirements" not in path.relative_to(root).parts:
-            yield path
+def _yaml_files(
+    folder: Path, root: Path, problems: list[Problem], *, recursive: bool
+) -> Iterator[Path]:
+    """The ``*.yaml`` files under ``folder`` that may be read: regular files inside ``root``.
+
+    Symbolic links are not followed out of ``root``: a link to a file inside it is read (as
+    that file), a link to anything else, a dangling or looping link, a directory named
+    ``*.yaml``, a FIFO or a device is a problem, and nothing is read from it.  Linked
+    directories are not walked into (a problem says so).  ``requirements/`` is left out of
+    a recursive listing: it holds the index, not cases.
+    """
+    real_root = os.path.realpath(root)
+    pending = [folder]
+    found: list[Path] = []
+    while pending:
+        current = pending.pop()
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(Problem(current, 1, f"cannot list the folder: {exc.strerror}"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_symlink():
+                if entry.name.endswith(".yaml") or os.path.isdir(path):
+                    target = _link_target(path, real_root, problems)
+                    if target is not None and entry.name.endswith(".yaml"):
+                        found.append(path)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name.endswith(".yaml"):
+                    problems.append(Problem(path, 1, "is a directory, not a case file"))
+                if recursive and not (current == root and entry.name == "requirements"):
+                    pending.append(path)
+                continue
+            if not entry.name.endswith(".yaml"):
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                problems.append(
+                    Problem(path, 1, "is not a regular file (a FIFO, device or socket): not read")
+                )
+                continue
+            found.append(path)
+    return iter(sorted(found))
+
+
+def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | None:
+    """Where the link ``path`` leads, when that is a regular file inside the case folder."""
+    try:
+        target = os.path.realpath(path, strict=True)
+    except OSError:
+        problems.append(Problem(path, 1, "is a dangling or looping symbolic link: not read"))
+        return None
+    if os.path.commonpath([real_root, target]) != real_root:
+        problems.append(Problem(path, 1, "is a symbolic link to outside the case folder: not read"))
+        return None
+    if os.path.isdir(target):
+        problems.append(
+            Problem(path, 1, "is a symbolic link to a directory: not followed (list it instead)")
+        )
+        return None
+    return target
+
+
+def _not_a_case_file(data: Any, required: Sequence[str]) -> str | None:
+    """Why ``data`` is not a case (or requirements) file at all, saying nothing of its content.
+
+    A file that is not a mapping with the required keys is refused before its schema is
+    checked, so that no message quotes what a stray file (a key, an ``.env``) holds.
+    """
+    if not isinstance(data, dict):
+        kind = {str: "text", list: "a list", type(None): "empty"}.get(type(data), "a value")
+        return f"not a case file: its top level is {kind}, not a mapping"
+    missing = [key for key in required if key not in data]
+    if missing:
+        return f"not a case file: it has no {' or '.join(map(repr, missing))}"
+    return None
 
 
 def _schema_problems(
@@ -185,6 +259,8 @@ def _schema_problems(
             message = f"unknown field: {error.message}"
         else:
             message = error.message
+        if len(message) > 300:  # jsonschema quotes the whole offending value
+            message = message[:300] + f"... ({len(message)} characters)"
         where = ".".join(map(str, path))
         yield path, f"{where}: {message}" if where else message
 
@@ -195,11 +271,16 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
     found: dict[str, Requirement] = {}
     folder = root / "requirements"
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+    paths = _yaml_files(folder, root, problems, recursive=False) if folder.is_dir() else []
+    for path in paths:
         try:
             doc = load_document(path)
         except YamlError as exc:
             problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
+            continue
+        stray = _not_a_case_file(doc.data, ("spec", "requirements"))
+        if stray:
+            problems.append(Problem(path, 1, stray.replace("case file", "requirements file")))
             continue
         bad = list(_schema_problems(validator, doc.data))
         if bad:
@@ -255,6 +336,10 @@ def _load_case_file(
         return []
     import jsonschema
 
+    stray = _not_a_case_file(doc.data, ("operation", "cases"))
+    if stray:
+        problems.append(Problem(path, 1, stray))
+        return []
     validator = jsonschema.Draft202012Validator(schema("case-file.json"))
     bad = list(_schema_problems(validator, doc.data))
     if bad:
@@ -343,7 +428,8 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     requirements = _load_requirements(index, problems)
     cases: list[Case] = []
     seen: dict[str, Case] = {}
-    for path in files if files is not None else _case_files(root):
+    listed = files if files is not None else _yaml_files(root, root, problems, recursive=True)
+    for path in listed:
         for case in _load_case_file(path, registry, requirements, problems):
             first = seen.get(case.id)
             if first is not None:
