@@ -544,23 +544,24 @@ def _jobspec_from_shape(value: Any, *, edition: str) -> dict[str, Any]:
             raise _fail((), f"input must have {key!r}")
     shape = _string(spec["shape"], ("shape",))
     _string_list(spec["command"], ("command",), non_empty=True)
-    tasks = spec.get("tasks")
-    if tasks is not None:
-        tasks = _object(tasks, ("tasks",))
+    # An optional key that is present must hold a value of its type: null is not "absent".
+    tasks = None
+    if "tasks" in spec:
+        tasks = _object(spec["tasks"], ("tasks",))
         if len(tasks) != 1 or next(iter(tasks)) not in ("per_slot", "total"):
             raise _fail(("tasks",), "must hold exactly one of 'per_slot' or 'total'")
         _positive_int(next(iter(tasks.values())), ("tasks", next(iter(tasks))))
-    attributes = spec.get("attributes")
-    if attributes is not None:
-        attributes = _object(attributes, ("attributes",))
+    attributes = None
+    if "attributes" in spec:
+        attributes = _object(spec["attributes"], ("attributes",))
         if not _depth_within(attributes, _MAX_ATTRIBUTE_DEPTH):
             raise LimitError(
                 f"attributes nested more than {_MAX_ATTRIBUTE_DEPTH} levels",
                 path=("attributes",),
             )
-    label = spec.get("default_label")
-    if label is not None:
-        _string(label, ("default_label",))
+    label = None
+    if "default_label" in spec:
+        label = _string(spec["default_label"], ("default_label",))
     return jobspec_from_shape(
         shape,
         spec["command"],
