@@ -108,6 +108,10 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+def _one_line(text: str) -> str:
+    return shown(" ".join(text[: SHOWN_NAME * 2].split()), SHOWN_NAME)
+
+
 def _json_type(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number"
@@ -413,9 +417,10 @@ class SubprocessAdapter:
             proc.kill()  # interrupted (SIGINT, SIGTERM) while starting: leave nothing behind
             raise
         info = answer["implementation"]
-        # Shown in every report: cut, and with no control character or lone surrogate.
-        self.name = shown(str(info.get("name", self.name)), SHOWN_NAME)
-        self.version = shown(str(info.get("version", "")), SHOWN_NAME)
+        # Shown in every report: on one line, cut, and with no control character or lone
+        # surrogate.
+        self.name = _one_line(str(info.get("name", self.name)))
+        self.version = _one_line(str(info.get("version", "")))
         self._operations = frozenset(answer["operations"])
         self._start_failures = 0
         self._proc = proc

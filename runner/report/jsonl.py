@@ -10,8 +10,9 @@ import json
 import math
 from typing import IO, Any
 
+from flux_conformance.runner.bounds import JUDGE_MAX_CHARS, JUDGE_MAX_VALUES, json_size
 from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report import Header
+from flux_conformance.runner.report import Header, compact_json
 
 __all__ = ["JsonLinesReporter"]
 
@@ -89,8 +90,19 @@ class JsonLinesReporter:
         self._write({"header": header.to_json()})
 
     def case(self, result: CaseResult) -> None:
-        """Write one case line."""
-        self._write({"case": result.to_json()})
+        """Write one case line.
+
+        An answer too large to judge (see :mod:`runner.bounds`) is kept as the start of its
+        JSON text: ``{"output": "<the first 10,000 characters>", "cut": true}``, so that a
+        report holds at most that much of any answer.
+        """
+        data = result.to_json()
+        reply = result.reply
+        if reply is not None and reply.kind == "output" and "actual" in data:
+            values, chars = json_size(reply.value, cap=JUDGE_MAX_VALUES)
+            if values > JUDGE_MAX_VALUES or chars > JUDGE_MAX_CHARS:
+                data["actual"] = {"output": compact_json(reply.value, 10_000), "cut": True}
+        self._write({"case": data})
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line with the counts."""
