@@ -297,6 +297,20 @@ def _compose(loader: Any) -> Any:
     return root
 
 
+def _stray(root: yaml.Node, required: Sequence[str], what: str) -> str | None:
+    """Why ``root`` is not a document of this kind at all, saying nothing of what it holds."""
+    if not required:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        kind = "text" if isinstance(root, yaml.ScalarNode) else "a list"
+        return f"not a {what}: its top level is {kind}, not a mapping"
+    keys = {key.value for key, _ in root.value if isinstance(key, yaml.ScalarNode)}
+    missing = [key for key in required if key not in keys]
+    if missing:
+        return f"not a {what}: it has no {' or '.join(map(repr, missing))}"
+    return None
+
+
 def read_bounded(path: Path, limit: int | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` (:data:`MAX_DOCUMENT_BYTES`).
 
@@ -329,8 +343,13 @@ def read_bounded(path: Path, limit: int | None = None) -> bytes:
     return data
 
 
-def load_document(path: Path) -> Document:
-    """Load one YAML document strictly; raise :class:`YamlError` listing every problem."""
+def load_document(path: Path, *, required: Sequence[str] = (), what: str = "case file") -> Document:
+    """Load one YAML document strictly; raise :class:`YamlError` listing every problem.
+
+    ``required`` names the top-level keys a document of this kind (``what``) has: a document
+    that is not a mapping holding them is refused before any other check, with a problem that
+    quotes nothing of it (a stray private key or ``.env`` file is not printed).
+    """
     raw = read_bounded(path)
     try:
         text = raw.decode("utf-8")
@@ -341,6 +360,9 @@ def load_document(path: Path) -> Document:
         root = _compose(loader)
         if root is None:
             raise YamlError([YamlProblem(1, "the file is empty")])
+        stray = _stray(root, required, what)
+        if stray:
+            raise YamlError([YamlProblem(1, stray)])
         problems = list(_walk(root))
         if problems:
             raise YamlError(sorted(problems, key=lambda p: p.line))

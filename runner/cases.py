@@ -233,21 +233,6 @@ def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | N
     return target
 
 
-def _not_a_case_file(data: Any, required: Sequence[str]) -> str | None:
-    """Why ``data`` is not a case (or requirements) file at all, saying nothing of its content.
-
-    A file that is not a mapping with the required keys is refused before its schema is
-    checked, so that no message quotes what a stray file (a key, an ``.env``) holds.
-    """
-    if not isinstance(data, dict):
-        kind = {str: "text", list: "a list", type(None): "empty"}.get(type(data), "a value")
-        return f"not a case file: its top level is {kind}, not a mapping"
-    missing = [key for key in required if key not in data]
-    if missing:
-        return f"not a case file: it has no {' or '.join(map(repr, missing))}"
-    return None
-
-
 def _schema_problems(
     validator: jsonschema.protocols.Validator, data: Any
 ) -> Iterator[tuple[list[str | int], str]]:
@@ -274,13 +259,9 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
     paths = _yaml_files(folder, root, problems, recursive=False) if folder.is_dir() else []
     for path in paths:
         try:
-            doc = load_document(path)
+            doc = load_document(path, required=("spec", "requirements"), what="requirements file")
         except YamlError as exc:
             problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
-            continue
-        stray = _not_a_case_file(doc.data, ("spec", "requirements"))
-        if stray:
-            problems.append(Problem(path, 1, stray.replace("case file", "requirements file")))
             continue
         bad = list(_schema_problems(validator, doc.data))
         if bad:
@@ -330,16 +311,12 @@ def _load_case_file(
     problems: list[Problem],
 ) -> list[Case]:
     try:
-        doc = load_document(path)
+        doc = load_document(path, required=("operation", "cases"))
     except YamlError as exc:
         problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
         return []
     import jsonschema
 
-    stray = _not_a_case_file(doc.data, ("operation", "cases"))
-    if stray:
-        problems.append(Problem(path, 1, stray))
-        return []
     validator = jsonschema.Draft202012Validator(schema("case-file.json"))
     bad = list(_schema_problems(validator, doc.data))
     if bad:

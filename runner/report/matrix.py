@@ -170,8 +170,9 @@ def matrix_html(matrix: Matrix) -> str:
 
     Operations an implementation does not support are folded into one cell per operation.
     """
-    # ASCII with escapes: a lone surrogate in an answer cannot be written as UTF-8.
-    data = json.dumps(matrix.to_json()).replace("</", "<\\/")
+    # ASCII with escapes: a lone surrogate in an answer cannot be written as UTF-8.  Every "<"
+    # is written as \u003c, so no text in the data ("</script>", "<!--") can leave the script.
+    data = json.dumps(matrix.to_json()).replace("<", "\\u003c")
     template = resources.files("flux_conformance.runner").joinpath("report").joinpath("matrix.html")
     page = template.read_text(encoding="utf-8")
     title = "flux-conformance: " + ", ".join(c.label for c in matrix.columns)
