@@ -29,7 +29,7 @@ Hello (then the right answer to every case):
   terminal escapes.
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
-grandchild daemon (double fork), then never answers a case.
+grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case.
 """
 
 import json
@@ -146,7 +146,7 @@ def answer(msg):
         sys.stderr.write("\x1b[2J\x1b]8;;http://example.invalid\x07link\x00\x1b[31mred\n")
         sys.stderr.flush()
         os._exit(3)
-    elif KIND == "setsid-hang":
+    elif KIND in ("setsid-hang", "hang"):
         time.sleep(3600)
     else:
         write(json.dumps({"seq": seq, **right(msg)}))

@@ -182,7 +182,15 @@ SUITE = load_suite()
         (QUERY, {"or": [{"properties": [f"p{i}"]} for i in range(5000)]}),
         (QUERY, {"hostlist": ["h[0-999999]", "g[0-999999]"]}),
     ],
-    ids=["5M-ints", "1M-strings", "40MB-string", "power-10e10", "200-properties", "5000-properties", "2M-hosts"],
+    ids=[
+        "5M-ints",
+        "1M-strings",
+        "40MB-string",
+        "power-10e10",
+        "200-properties",
+        "5000-properties",
+        "2M-hosts",
+    ],
 )
 def test_judging_any_answer_is_bounded(case_id: str, answer: Any) -> None:
     case = SUITE.by_id()[case_id]
