@@ -26,6 +26,7 @@ from flux_conformance.reference._rset_read import (
     _string,
     _time,
 )
+from flux_conformance.reference.editions import edition_named
 from flux_conformance.reference.errors import LimitError
 from flux_conformance.reference.idset import IdSet
 
@@ -39,9 +40,17 @@ __all__ = [
 
 
 def from_ranks(
-    items: Any, *, starttime: Any = None, expiration: Any = None, path: Path = ()
+    items: Any,
+    *,
+    starttime: Any = None,
+    expiration: Any = None,
+    path: Path = (),
+    zero_unset: bool = False,
 ) -> ResourceSet:
-    """Build a :class:`ResourceSet` from the per-rank form :func:`decode` returns."""
+    """Build a :class:`ResourceSet` from the per-rank form :func:`decode` returns.
+
+    ``zero_unset``: a time of 0 means "unset" (RFC 20 since ``e775b80``).
+    """
     entries = _array(items, path, "the per-rank list")
     if len(entries) > MAX_RANKS:
         raise LimitError(f"{len(entries)} rank entries; the limit is {MAX_RANKS}", path=path)
@@ -69,12 +78,13 @@ def from_ranks(
         if not host or not _HOSTNAME_CHARACTERS.issuperset(host):
             # A name outside RFC 29's character set could not be written into a nodelist.
             raise _fail(f"{host!r} is not a valid host name", (*where, "hostname"))
-        key = (item["cores"], item.get("gpus", ""))
-        children = kids.get(key) if type(key[0]) is str and type(key[1]) is str else None
+        texts: tuple[Any, Any] = (item["cores"], item.get("gpus", ""))
+        hashable = type(texts[0]) is str and type(texts[1]) is str
+        children = kids.get(texts) if hashable else None
         if children is None:
-            cores = _cached_idset(decoded, key[0], (*where, "cores"), "cores")
-            gpus = _cached_idset(decoded, key[1], (*where, "gpus"), "gpus")
-            children = kids[key] = Children(cores, gpus)
+            cores = _cached_idset(decoded, texts[0], (*where, "cores"), "cores")
+            gpus = _cached_idset(decoded, texts[1], (*where, "gpus"), "gpus")
+            children = kids[texts] = Children(cores, gpus)
         names = _array(item.get("properties", []), (*where, "properties"), "properties")
         for j, name in enumerate(names):
             text = _string(name, (*where, "properties", j), "a property name")
@@ -97,7 +107,7 @@ def from_ranks(
             props.setdefault(name, []).append(rank)
     start = _time(starttime, ("starttime",), "starttime") if starttime is not None else None
     end = _time(expiration, ("expiration",), "expiration") if expiration is not None else None
-    _check_times(start, end, ("expiration",))
+    _check_times(start, end, ("expiration",), zero_unset=zero_unset)
     return ResourceSet(
         tuple(runs),
         tuple(row[1] for row in rows),
@@ -107,8 +117,12 @@ def from_ranks(
     )
 
 
-def encode(value: Any) -> dict[str, Any]:
-    """Return an R document for the per-rank form: a list, or ``{ranks, starttime?, ...}``."""
+def encode(value: Any, *, edition: str | None = None) -> dict[str, Any]:
+    """Return an R document for the per-rank form: a list, or ``{ranks, starttime?, ...}``.
+
+    ``edition`` names the edition of RFC 20 to follow (None: the latest).
+    """
+    zero_unset = edition_named(edition).r_zero_time_unset
     if isinstance(value, dict):
         for key in value:
             if key not in ("ranks", "starttime", "expiration"):
@@ -124,6 +138,7 @@ def encode(value: Any) -> dict[str, Any]:
             starttime=value.get("starttime"),
             expiration=value.get("expiration"),
             path=("ranks",),
+            zero_unset=zero_unset,
         )
     else:
         rset = from_ranks(value)

@@ -15,7 +15,7 @@ from typing import Any
 
 from flux_conformance.reference import hostlist
 from flux_conformance.reference._idset_codec import decode_bits
-from flux_conformance.reference._limits import MAX_RANKS, check_answer_size
+from flux_conformance.reference._limits import MAX_ID, MAX_RANKS, check_answer_size
 from flux_conformance.reference._rset_children import small_bits
 from flux_conformance.reference._rset_model import (
     _EMPTY,
@@ -32,6 +32,7 @@ from flux_conformance.reference._rset_model import (
     ranks_of,
 )
 from flux_conformance.reference._speed import gc_paused
+from flux_conformance.reference.editions import Edition, edition_named
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
 from flux_conformance.reference.idset import IdSet
 
@@ -116,11 +117,18 @@ def _unknown_keys(
             warnings.append(f"{where}: key reserved for future extensions; ignored")
 
 
-def _check_times(start: Number | None, end: Number | None, path: Path) -> None:
+def _check_times(
+    start: Number | None, end: Number | None, path: Path, *, zero_unset: bool = False
+) -> None:
     """Refuse an expiration that is not later than the starttime.
 
-    The one exception is flux-core's encoding of an R without times, both set to 0.
+    Since RFC 20 ``e775b80`` (``zero_unset``) a time of 0 means "unset", so it bounds nothing.
+    Before, the text gave 0 no meaning; the one exception the reference makes is flux-core's
+    encoding of an R without times, both set to 0.
     """
+    if zero_unset:
+        start = None if start == 0 else start
+        end = None if end == 0 else end
     if start is not None and end is not None and not end > start and (start, end) != (0, 0):
         raise _fail("expiration must be later than starttime", path)
 
@@ -506,6 +514,28 @@ def _check_vertex_metadata(value: Any, path: Path) -> None:
         raise _fail("vertex metadata properties must be an object or array", (*path, "properties"))
 
 
+def _check_scheduling(value: Any, path: Path) -> None:
+    """RFC 20 since ``8dfe0be``: scheduler-specific data; only ``writer``, if given, is defined.
+
+    ``writer`` is a string (a URI whose scheme names the scheduler that wrote the key); the
+    other keys belong to that scheduler, and the rest of Flux ignores them, so they are not
+    checked (a JGF graph included) and draw no warning.
+    """
+    sched = _object(value, path, "scheduling")
+    if "writer" in sched:
+        _string(sched["writer"], (*path, "writer"), "scheduling.writer")
+
+
+def _nslots(value: Any, path: Path) -> None:
+    """RFC 20 since ``8da980e``: the number of slots of an allocation, an integer above 0."""
+    if type(value) is not int:
+        raise _fail(f"nslots must be an integer, not {_json_type(value)}", path)
+    if value <= 0:
+        raise _fail("nslots must be greater than 0", path)
+    if value > MAX_ID:
+        raise LimitError(f"nslots is above {MAX_ID}", path=path)
+
+
 def _check_attributes(value: Any, path: Path, warnings: list[str]) -> None:
     attrs = _object(value, path, "attributes")
     _unknown_keys(attrs, ("system",), path, warnings)
@@ -515,28 +545,42 @@ def _check_attributes(value: Any, path: Path, warnings: list[str]) -> None:
             _object(system["scheduler"], (*path, "system", "scheduler"), "scheduler")
 
 
-def _read(doc: Any, warnings: list[str]) -> ResourceSet:
-    """Validate an R document in full and return its decoded form."""
+def _read(doc: Any, warnings: list[str], edition: Edition) -> ResourceSet:
+    """Validate an R document in full, as ``edition`` of RFC 20 reads it; return its form."""
     top = _object(doc, (), "an R document")
-    _unknown_keys(top, ("version", "execution", "scheduling", "attributes"), (), warnings)
+    if edition.r_execution_required:
+        # RFC 20 since e775b80: version and execution, scheduling optional, no attributes.
+        _unknown_keys(top, ("version", "execution", "scheduling"), (), warnings)
+    else:
+        _unknown_keys(top, ("version", "execution", "scheduling", "attributes"), (), warnings)
     if "version" not in top:
         raise _fail("an R document needs a version", ())
     version = top["version"]
     if not isinstance(version, int) or isinstance(version, bool) or version != 1:
         raise _fail("version must be the integer 1", ("version",))
-    if "execution" not in top and "scheduling" not in top:
-        raise _fail("an R document needs execution or scheduling (or both)", ())
-    if "scheduling" in top:
-        _check_graph(top["scheduling"], ("scheduling",), warnings)
-    if "attributes" in top:
-        _check_attributes(top["attributes"], ("attributes",), warnings)
-    if "execution" not in top:
-        # Only the graph describes resources; the execution view is empty.
-        return ResourceSet((), (), {})
+    if edition.r_execution_required:
+        if "execution" not in top:
+            raise _fail("an R document needs execution", ())
+        if "scheduling" in top:
+            _check_scheduling(top["scheduling"], ("scheduling",))
+    else:
+        if "execution" not in top and "scheduling" not in top:
+            raise _fail("an R document needs execution or scheduling (or both)", ())
+        if "scheduling" in top:
+            _check_graph(top["scheduling"], ("scheduling",), warnings)
+        if "attributes" in top:
+            _check_attributes(top["attributes"], ("attributes",), warnings)
+        if "execution" not in top:
+            # Only the graph describes resources; the execution view is empty.
+            return ResourceSet((), (), {})
 
     path: Path = ("execution",)
     ex = _object(top["execution"], path, "execution")
-    known = ("R_lite", "nodelist", "properties", "starttime", "expiration")
+    known: tuple[str, ...] = ("R_lite", "nodelist", "properties", "starttime", "expiration")
+    if edition.r_nslots:
+        known = (*known, "nslots")
+        if "nslots" in ex:
+            _nslots(ex["nslots"], (*path, "nslots"))
     _unknown_keys(ex, known, path, warnings)
     for key in ("R_lite", "nodelist"):
         if key not in ex:
@@ -549,7 +593,7 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
         if ("expiration" in ex)
         else None
     )
-    _check_times(starttime, expiration, (*path, "expiration"))
+    _check_times(starttime, expiration, (*path, "expiration"), zero_unset=edition.r_zero_time_unset)
     runs = _read_r_lite(ex["R_lite"], (*path, "R_lite"), warnings)
     hosts = _read_nodelist(ex["nodelist"], (*path, "nodelist"))
     count = sum(hi - lo + 1 for lo, hi, _ in runs)
@@ -564,25 +608,29 @@ def _read(doc: Any, warnings: list[str]) -> ResourceSet:
     return result._keep_ranks(ranks)._keep_bits(bits)
 
 
-def load(doc: Any) -> tuple[ResourceSet, list[str]]:
-    """Validate an R document; return its decoded form and the warnings it drew."""
+def load(doc: Any, *, edition: str | None = None) -> tuple[ResourceSet, list[str]]:
+    """Validate an R document; return its decoded form and the warnings it drew.
+
+    ``edition`` names the edition of RFC 20 to follow (:mod:`reference.editions`; None: the
+    latest).
+    """
     warnings: list[str] = []
     with gc_paused():
-        return _read(doc, warnings), warnings
+        return _read(doc, warnings, edition_named(edition)), warnings
 
 
-def validate(doc: Any) -> list[str]:
+def validate(doc: Any, *, edition: str | None = None) -> list[str]:
     """Validate an R document in full; return warnings, raise :class:`InvalidError`."""
-    return load(doc)[1]
+    return load(doc, edition=edition)[1]
 
 
-def decode(doc: Any) -> list[dict[str, Any]]:
+def decode(doc: Any, *, edition: str | None = None) -> list[dict[str, Any]]:
     """Return the per-rank form of an R document, ascending by rank.
 
     Each item is ``{rank, hostname, cores, gpus, properties}`` where cores and gpus are
     canonical RFC 22 strings (``""`` when there are none) and properties a sorted list.
     """
-    rset = load(doc)[0]
+    rset = load(doc, edition=edition)[0]
     check_answer_size(_decoded_size(rset), "the decoded form")
     return rset.to_ranks()
 

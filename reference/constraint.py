@@ -370,13 +370,14 @@ def _logical(op: str, parts: Iterable[T], algebra: _Algebra[T]) -> T:
     return every if op == "and" else algebra.difference(algebra.all(), every)
 
 
-def match(constraint: Any, r_document: Any) -> list[int]:
+def match(constraint: Any, r_document: Any, *, edition: str | None = None) -> list[int]:
     """Return the ranks of ``r_document`` that satisfy ``constraint``, ascending.
 
-    Both are validated in full before anything is evaluated.
+    Both are validated in full before anything is evaluated; ``edition`` is the edition of
+    RFC 20 the R is read by (None: the latest).
     """
     compiled, _warnings = compile_constraint(constraint)
-    targets, _ = load(r_document)
+    targets, _ = load(r_document, edition=edition)
     return evaluate(compiled, targets).to_list()
 
 
@@ -386,7 +387,6 @@ def _op_validate(value: Any, *, edition: str) -> dict[str, Any]:
 
 
 def _op_match(value: Any, *, edition: str) -> list[int]:
-    del edition
     if not isinstance(value, dict):
         raise InvalidError("the input must be an object with constraint and R")
     for key in ("constraint", "R"):
@@ -400,7 +400,7 @@ def _op_match(value: Any, *, edition: str) -> list[int]:
     except FormatError as exc:
         raise exc.with_path(("constraint",)) from None
     try:
-        targets, _ = load(value["R"])
+        targets, _ = load(value["R"], edition=edition)
     except FormatError as exc:
         raise exc.with_path(("R",)) from None
     return evaluate(compiled, targets).to_list()

@@ -1,7 +1,7 @@
 """RFC 29 hostlists: compact strings for ordered lists of host names (``node[1-4,7]-ib``).
 
 Decoding is strict: it follows RFC 29 (Implementation, Test Vectors) and the suite's readings
-(docs: /work/shared/notes/readings.md, "RFC 29 hostlists"):
+(docs: docs/readings.md, "RFC 29 hostlists"):
 
 * a hostlist is an *ordered list*: order and duplicates are kept (``foo[1,1,2,1]``);
 * a hostlist string is comma-separated expressions ``prefix[idlist]suffix``, each part

@@ -5,7 +5,7 @@ inclusive ``(lo, hi)`` intervals; it is never expanded id by id unless iterated,
 ``0-18446744073709551615`` costs two integers.
 
 Decoding is strict: it follows RFC 22 (Implementation) and the suite's readings
-(docs: /work/shared/notes/readings.md, "RFC 22 idsets"):
+(docs: docs/readings.md, "RFC 22 idsets"):
 
 * ids are decimal, without leading zeros (``0`` itself is fine), strictly ascending and unique,
   so ``3,1``, ``1,1`` and ``1-3,2`` are refused;

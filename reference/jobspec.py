@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flux_conformance.reference._limits import MAX_ID
+from flux_conformance.reference.editions import DEFAULT_EDITION
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
 
 __all__ = [
@@ -433,12 +434,12 @@ def _attributes(value: Any, ctx: _Context) -> None:
 _TOP_KEYS = ("resources", "tasks", "attributes", "version")
 
 
-def validate_jobspec(value: Any, *, edition: str = "seed") -> list[str]:
+def validate_jobspec(value: Any, *, edition: str = DEFAULT_EDITION) -> list[str]:
     """Check ``value`` as an RFC 14 canonical jobspec and return its warnings.
 
     Raises :class:`~reference.errors.InvalidError` (with the JSON path of the problem) when
     it is not one, or :class:`~reference.errors.LimitError` when its resource graph is too
-    deep.  ``edition`` selects the range-dictionary rule (``seed`` or ``upstream``).
+    deep.  ``edition`` (see :mod:`reference.editions`) selects the range-dictionary rule.
     """
     ctx = _Context(edition=edition)
     document = _object(value, (), "an object")
@@ -488,7 +489,7 @@ def jobspec_from_shape(
     tasks: dict[str, Any] | None = None,
     attributes: dict[str, Any] | None = None,
     default_label: str | None = None,
-    edition: str = "seed",
+    edition: str = DEFAULT_EDITION,
 ) -> dict[str, Any]:
     """Build a canonical jobspec (version 1) running ``command`` on the slots of ``shape``.
 

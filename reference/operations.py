@@ -13,16 +13,18 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flux_conformance.reference.errors import FormatError, InvalidError, LimitError
+from flux_conformance.reference import editions
+from flux_conformance.reference.errors import FormatError, LimitError
 
 __all__ = ["DEFAULT_EDITION", "EDITIONS", "OPERATIONS", "Operation", "run"]
 
 #: An operation takes its JSON input and the edition of the specs to follow.
 Operation = Callable[..., Any]
 
-#: RFC 14 range-dict rule editions (see the readings): ``seed`` is the default.
-EDITIONS = ("seed", "upstream")
-DEFAULT_EDITION = "seed"
+#: The editions of the specs the reference follows, by name (see :mod:`reference.editions`);
+#: the latest is the default.
+EDITIONS = tuple(editions.EDITIONS)
+DEFAULT_EDITION = editions.DEFAULT_EDITION
 
 # Modules that contribute operations, in the order the suite presents them.
 _MODULES = (
@@ -35,6 +37,7 @@ _MODULES = (
     "flux_conformance.reference.constraint",
     "flux_conformance.reference.query",
     "flux_conformance.reference.slurm_extra",
+    "flux_conformance.reference.allocate",
 )
 
 
@@ -51,12 +54,11 @@ OPERATIONS: Mapping[str, Operation] = _collect()
 def run(operation: str, value: Any, *, edition: str | None = None) -> Any:
     """Run ``operation`` on ``value``; raise :class:`FormatError` on bad input.
 
-    ``KeyError`` means the operation is not one the reference knows.
+    ``KeyError`` means the operation is not one the reference knows.  ``edition`` is a name or
+    an alias of :data:`reference.editions.EDITIONS` (None: the latest).
     """
     func = OPERATIONS[operation]
-    chosen = edition or DEFAULT_EDITION
-    if chosen not in EDITIONS:
-        raise InvalidError(f"unknown edition {chosen!r}; expected one of {', '.join(EDITIONS)}")
+    chosen = editions.resolve(edition)
     try:
         return func(value, edition=chosen)
     except FormatError:

@@ -23,8 +23,9 @@ the count rules; problems with the value are :class:`~reference.errors.InvalidEr
   or an RFC 45 range; a string that is both (``"5"``, ``"3-30"``, ``"[1-4]"``) means the same
   either way; a string that is neither is a ``syntax`` error;
 * a dictionary with a positive ``min``, and ``max`` (>= min), ``operator`` and ``operand``
-  (positive) under the chosen *edition* of RFC 14: ``seed`` (all three or none) or
-  ``upstream`` (``max`` optional; ``operator`` and ``operand`` together or not at all);
+  (positive) under the chosen *edition* of RFC 14: ``2025-07-31`` (all three or none) or
+  ``2026-08-13``, the latest (``max`` optional; ``operator`` and ``operand`` together or not
+  at all);
   no other keys;
 * for ranges, in either spelling: ``min >= 1``; ``operand >= 1``; ``*`` and ``^`` need
   ``operand >= 2``; ``^`` needs ``min >= 2``.
@@ -43,6 +44,7 @@ from typing import Any
 
 from flux_conformance.reference._limits import MAX_ID, check_expansion, check_text_length
 from flux_conformance.reference._tokens import Tokenizer
+from flux_conformance.reference.editions import DEFAULT_EDITION, edition_named, resolve
 from flux_conformance.reference.errors import InvalidError, LimitError, ParseError
 from flux_conformance.reference.idset import IdSet
 
@@ -320,7 +322,7 @@ def _count_from_dict(value: dict[Any, Any], edition: str) -> Count:
         raise InvalidError("a count dictionary needs 'min'")
     low = _check_positive(value["min"], "min")
     has = {key: key in value for key in ("max", "operator", "operand")}
-    if edition == "seed":
+    if not edition_named(edition).range_max_optional:
         if any(has.values()) and not all(has.values()):
             raise InvalidError("max, operator and operand go together (all three or none)")
     elif has["operator"] != has["operand"]:
@@ -339,15 +341,14 @@ def _count_from_dict(value: dict[Any, Any], edition: str) -> Count:
     return Count(range=_check_count_range(Range(low, high, operator, operand)), source=value)
 
 
-def parse_count(value: object, *, edition: str = "seed") -> Count:
+def parse_count(value: object, *, edition: str = DEFAULT_EDITION) -> Count:
     """Read an RFC 14 count in any of its forms and check the count rules.
 
     ``InvalidError`` for a value that breaks a rule (or has a wrong JSON type), ``ParseError``
     for a string that is neither an idset nor a range, ``LimitError`` for numbers above
-    2**64 - 1.  ``edition`` selects the range-dictionary rule: ``seed`` or ``upstream``.
+    2**64 - 1.  ``edition`` (see :mod:`reference.editions`) selects the range-dictionary rule.
     """
-    if edition not in ("seed", "upstream"):
-        raise InvalidError(f"unknown edition {edition!r}")
+    edition = resolve(edition)
     if type(value) is int:
         number = _check_positive(value, "a count")
         return Count(ids=IdSet(((number, number),)), source=value)

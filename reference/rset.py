@@ -76,7 +76,7 @@ __all__ = [
 # Operations.
 
 
-def _pair(value: Any) -> tuple[ResourceSet, ResourceSet]:
+def _pair(value: Any, edition: str) -> tuple[ResourceSet, ResourceSet]:
     top = _object(value, (), "the input")
     for key in ("a", "b"):
         if key not in top:
@@ -85,36 +85,32 @@ def _pair(value: Any) -> tuple[ResourceSet, ResourceSet]:
         if key not in ("a", "b"):
             raise _fail(f"unknown key {key!r}", ())
     try:
-        a = load(top["a"])[0]
+        a = load(top["a"], edition=edition)[0]
     except FormatError as exc:
         raise exc.with_path(("a",)) from None
     try:
-        b = load(top["b"])[0]
+        b = load(top["b"], edition=edition)[0]
     except FormatError as exc:
         raise exc.with_path(("b",)) from None
     return a, b
 
 
 def _op_validate(value: Any, *, edition: str) -> dict[str, Any]:
-    del edition
-    return {"warnings": validate(value)}
+    return {"warnings": validate(value, edition=edition)}
 
 
 def _op_decode(value: Any, *, edition: str) -> list[dict[str, Any]]:
-    del edition
-    return decode(value)
+    return decode(value, edition=edition)
 
 
 def _op_encode(value: Any, *, edition: str) -> dict[str, Any]:
-    del edition
-    return encode(value)
+    return encode(value, edition=edition)
 
 
 def _set_op(func: Callable[[ResourceSet, ResourceSet], ResourceSet]) -> Callable[..., Any]:
     def op(value: Any, *, edition: str) -> dict[str, Any]:
-        del edition
         with gc_paused():
-            return func(*_pair(value)).to_json()
+            return func(*_pair(value, edition)).to_json()
 
     op.__name__ = f"_op_{func.__name__}"
     return op

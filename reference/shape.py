@@ -9,7 +9,7 @@ project's readings (``shared/notes/readings.md``, "RFC 46 shapes"):
 * counts: digits only give an integer, an RFC 45 range gives the RFC 14 range dictionary the
   RFC's examples show (``3-30`` -> min/max/operator/operand, ``2+`` -> ``{min: 2}``), and an
   idset stays a string (``"4,9,16,25"``).  A range the edition cannot write as a dictionary
-  (``2+:2:*`` under the seed edition, where operator and operand need a max) stays a string;
+  (``2+:2:*`` under the 2025-07-31 edition, where operator and operand need a max) stays a string;
 * the first entry in a slot's braces is its label, whatever it spells (``slot{x}`` is label
   ``x``);
 * ``x``, ``+x`` set ``exclusive`` true and ``-x`` false; ``+key``/``key`` set any key true;
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flux_conformance.reference._tokens import Token, Tokenizer
+from flux_conformance.reference.editions import DEFAULT_EDITION, edition_named
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError
 
 __all__ = [
@@ -330,7 +331,7 @@ class _ShapeParser:
             slot.vertex.update(rest)
 
 
-def count_to_shape(text: str, *, edition: str = "seed") -> Any:
+def count_to_shape(text: str, *, edition: str = DEFAULT_EDITION) -> Any:
     """Return the RFC 14 ``count`` value a shape's count string stands for.
 
     Digits only give an integer, an idset gives its string, a range gives the dictionary
@@ -371,14 +372,14 @@ def _read_count(text: str, edition: str) -> int | str | dict[str, Any]:
         return bounds.to_json()
     if bounds.operator == "+" and bounds.operand == 1:
         return {"min": bounds.min}
-    if edition == "upstream":
+    if edition_named(edition).range_max_optional:
         return {"min": bounds.min, "operator": bounds.operator, "operand": bounds.operand}
-    # The seed edition wants max beside operator and operand, and an unbounded range has none.
+    # Before max became optional, operator and operand needed a max, which an open range lacks.
     return text
 
 
 def parse_shape(
-    shape: str, *, default_label: str = DEFAULT_LABEL, edition: str = "seed"
+    shape: str, *, default_label: str = DEFAULT_LABEL, edition: str = DEFAULT_EDITION
 ) -> list[dict[str, Any]]:
     """Expand an RFC 46 shape string into an RFC 14 resources list."""
     parser = _ShapeParser(shape, edition=edition)

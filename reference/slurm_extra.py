@@ -2,9 +2,9 @@
 
 A node may carry *Extra* data, a JSON object; a job's ``--extra`` string such as
 ``(load<0.9&load>0.5)|gpu=true`` selects the nodes whose Extra satisfies it.  Slurm's
-documentation page (/work/shared/specs/slurm-extra-constraints.md) describes the syntax only
+documentation page (https://slurm.schedmd.com/extra_constraints.html) describes the syntax only
 in part; this module reproduces what current Slurm does, as written down in the suite's readings
-(/work/shared/notes/readings.md, "Slurm --extra").  Where the two disagree the readings win.
+(docs/readings.md, "Slurm --extra").  Where the two disagree the readings win.
 
 Syntax
     A *leaf* is ``key OP value``.  ``OP`` is the longest run of the characters ``< > = !`` after

@@ -4,20 +4,23 @@ Every problem found is collected with its file and line, and all of them are rep
 once (:class:`SuiteError`), so an author fixes a file in one pass.  Checks: strict YAML
 (see :mod:`runner._yaml`), the case-file schema, registered operation, input and expected
 output valid for the operation, expected error categories registered for it, case ids
-unique across the suite, and requirement ids present in the index.
+unique across the suite, requirement ids present in the index, and input classes (the
+``classes:`` an operation's case file declares) unique and named only where declared.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from flux_conformance import runner
+from flux_conformance.runner._cases_dir import default_cases_dir
 from flux_conformance.runner._schemas import schema
 from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.editions import FILE_NAME as EDITIONS_FILE
+from flux_conformance.runner.editions import EditionError, Editions, load_editions
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.operations import OperationSpec, load_registry
 
@@ -28,6 +31,7 @@ __all__ = [
     "LEVELS",
     "Case",
     "Expected",
+    "InputClass",
     "Problem",
     "Requirement",
     "Suite",
@@ -90,6 +94,17 @@ class Case:
     edition: str | None
     file: Path
     line: int
+    #: The input classes of its operation that the case exercises (see :class:`InputClass`).
+    classes: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """``valid`` when some output is permitted, ``invalid`` when only errors are.
+
+        A ``one_of`` that permits an output and a refusal is valid: the input is valid, even if
+        the text lets an implementation refuse it.
+        """
+        return "valid" if any(e.kind == "output" for e in self.expected) else "invalid"
 
     @property
     def location(self) -> str:
@@ -115,6 +130,30 @@ class Requirement:
     untestable: str | None
     file: Path
     line: int
+    #: The editions whose text makes the statement (empty: every edition).
+    editions: tuple[str, ...] = ()
+
+    def applies_in(self, edition: str) -> bool:
+        """Whether the statement is part of ``edition``'s text."""
+        return not self.editions or edition in self.editions
+
+
+@dataclass(frozen=True)
+class InputClass:
+    """A class of input that the specs tell apart for one operation.
+
+    Declared in the operation's case file under ``classes:``.  ``kinds`` holds the outcomes
+    the class must have cases for: ``valid`` (an output) and ``invalid`` (an error), both
+    unless ``why`` says why one cannot exist.
+    """
+
+    id: str
+    operation: str
+    description: str
+    kinds: tuple[str, ...]
+    why: str | None
+    file: Path
+    line: int
 
 
 @dataclass(frozen=True)
@@ -125,6 +164,10 @@ class Suite:
     cases: tuple[Case, ...]
     requirements: Mapping[str, Requirement]
     operations: Mapping[str, OperationSpec]
+    #: The editions of the spec texts the cases follow (``editions.yaml``).
+    editions: Editions
+    #: Per operation, the input classes its case files declare, in file order.
+    classes: Mapping[str, tuple[InputClass, ...]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, Case]:
         """The cases keyed by id."""
@@ -160,15 +203,6 @@ class Suite:
         return hasher.hexdigest()
 
 
-def default_cases_dir() -> Path:
-    """The suite's case directory: a source checkout's ``cases/``, else the installed copy."""
-    package = Path(runner.__file__).resolve().parent
-    checkout = package.parent / "cases"
-    if (checkout / "requirements").is_dir():
-        return checkout
-    return package / "_cases"
-
-
 def _yaml_files(
     folder: Path, root: Path, problems: list[Problem], *, recursive: bool
 ) -> Iterator[Path]:
@@ -178,7 +212,7 @@ def _yaml_files(
     that file), a link to anything else, a dangling or looping link, a directory named
     ``*.yaml``, a FIFO or a device is a problem, and nothing is read from it.  Linked
     directories are not walked into (a problem says so).  ``requirements/`` is left out of
-    a recursive listing: it holds the index, not cases.
+    a recursive listing (it holds the index, not cases), and so is the editions file.
     """
     real_root = os.path.realpath(root)
     pending = [folder]
@@ -206,6 +240,8 @@ def _yaml_files(
                 continue
             if not entry.name.endswith(".yaml"):
                 continue
+            if recursive and current == root and entry.name == EDITIONS_FILE:
+                continue  # the editions index, read on its own
             if not entry.is_file(follow_symlinks=False):
                 problems.append(
                     Problem(path, 1, "is not a regular file (a FIFO, device or socket): not read")
@@ -250,7 +286,14 @@ def _schema_problems(
         yield path, f"{where}: {message}" if where else message
 
 
-def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Requirement]:
+def _load_requirements(
+    root: Path, problems: list[Problem], commits: list[tuple[Path, int, str, dict[str, str]]]
+) -> dict[str, Requirement]:
+    """Every requirement under ``root/requirements``.
+
+    Each file's cited commits (per edition) are appended to ``commits`` as (file, line, spec,
+    commits), to be checked against the editions.
+    """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
@@ -267,6 +310,10 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
         if bad:
             problems.extend(Problem(path, doc.line_of(where), msg) for where, msg in bad)
             continue
+        source = doc.data.get("source")
+        if isinstance(source, dict) and "commits" in source:
+            where = doc.line_of(["source", "commits"])
+            commits.append((path, where, doc.data["spec"], source["commits"]))
         for index, item in enumerate(doc.data["requirements"]):
             line = doc.line_of(["requirements", index])
             if item["id"] in found:
@@ -289,6 +336,7 @@ def _load_requirements(root: Path, problems: list[Problem]) -> dict[str, Require
                 untestable=item.get("untestable"),
                 file=path,
                 line=line,
+                editions=tuple(item.get("editions", ())),
             )
     return found
 
@@ -304,11 +352,29 @@ def _expected(raw: Mapping[str, Any]) -> tuple[Expected, ...]:
     return (Expected("error", raw["error"]),)
 
 
+def _input_classes(path: Path, doc: Any, op_name: str) -> list[InputClass]:
+    return [
+        InputClass(
+            id=raw["id"],
+            operation=op_name,
+            description=raw["description"],
+            kinds=tuple(raw.get("kinds", ("valid", "invalid"))),
+            why=raw.get("why"),
+            file=path,
+            line=doc.line_of(["classes", index]),
+        )
+        for index, raw in enumerate(doc.data.get("classes", ()))
+    ]
+
+
 def _load_case_file(
     path: Path,
     registry: Mapping[str, OperationSpec],
     requirements: Mapping[str, Requirement],
     problems: list[Problem],
+    *,
+    classes: list[InputClass],
+    named: list[_Named],
 ) -> list[Case]:
     try:
         doc = load_document(path, required=("operation", "cases"))
@@ -332,6 +398,7 @@ def _load_case_file(
             )
         )
         return []
+    classes.extend(_input_classes(path, doc, op_name))
     cases = []
     for index, raw in enumerate(doc.data["cases"]):
 
@@ -362,7 +429,7 @@ def _load_case_file(
                         here(*sub, "output"),
                         f"expected output is not valid for {op_name}: {message}",
                     )
-                    for message in op.output_problems(outcome.value)
+                    for message in op.expected_problems(outcome.value)
                 )
         problems.extend(
             Problem(path, here("requirements", n), f"unknown requirement id {req!r}")
@@ -371,6 +438,10 @@ def _load_case_file(
         )
         if len(problems) > before:
             continue
+        named.extend(
+            _Named(op_name, name, raw["id"], path, here("classes", n))
+            for n, name in enumerate(raw.get("classes", ()))
+        )
         cases.append(
             Case(
                 id=raw["id"],
@@ -384,6 +455,7 @@ def _load_case_file(
                 edition=raw.get("edition"),
                 file=path,
                 line=here(),
+                classes=tuple(raw.get("classes", ())),
             )
         )
     return cases
@@ -400,14 +472,40 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     if not root.is_dir():
         raise SuiteError([Problem(root, 1, "no such case directory")])
     registry = load_registry()
-    # A case directory without its own requirements index cites the bundled one.
+    # A case directory without its own requirements index (or editions) cites the bundled one.
     index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
-    requirements = _load_requirements(index, problems)
+    cited: list[tuple[Path, int, str, dict[str, str]]] = []
+    requirements = _load_requirements(index, problems, cited)
+    listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
+    editions: Editions | None = None
+    try:
+        editions = load_editions(listed / EDITIONS_FILE)
+    except EditionError as exc:
+        problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
+    names = editions.names if editions else ()
+    for file, line, spec, commits in cited if editions else ():
+        for name, commit in commits.items():
+            revision = editions.named(name).revisions.get(spec) if name in names else None
+            if revision is None or revision.commit != commit:
+                follows = f"follows {revision.commit}" if revision else "is no edition of it"
+                problems.append(
+                    Problem(file, line, f"{spec} at {commit} for edition {name!r}, which {follows}")
+                )
+    problems.extend(
+        Problem(req.file, req.line, f"{req.id}: edition {name!r} is not one of {', '.join(names)}")
+        for req in requirements.values()
+        for name in req.editions
+        if editions and name not in names
+    )
     cases: list[Case] = []
     seen: dict[str, Case] = {}
-    listed = files if files is not None else _yaml_files(root, root, problems, recursive=True)
-    for path in listed:
-        for case in _load_case_file(path, registry, requirements, problems):
+    declared: list[InputClass] = []
+    named: list[_Named] = []
+    listed_files = files if files is not None else _yaml_files(root, root, problems, recursive=True)
+    for path in listed_files:
+        for case in _load_case_file(
+            path, registry, requirements, problems, classes=declared, named=named
+        ):
             first = seen.get(case.id)
             if first is not None:
                 problems.append(
@@ -419,7 +517,91 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
                 )
                 continue
             seen[case.id] = case
+            if editions and case.edition is not None and case.edition not in names:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"edition {case.edition!r} is not one of {', '.join(names)} "
+                        f"({EDITIONS_FILE}); cases name an edition by its own name",
+                    )
+                )
+                continue
+            stale = [
+                rid
+                for rid in case.requirements
+                if case.edition is not None
+                and rid in requirements
+                and not requirements[rid].applies_in(case.edition)
+            ]
+            if stale:
+                problems.append(
+                    Problem(
+                        path,
+                        case.line,
+                        f"a case of edition {case.edition} cites {', '.join(stale)}, which "
+                        "that edition's text does not make",
+                    )
+                )
+                continue
             cases.append(case)
-    if problems:
+    classes = _check_classes(declared, named, problems)
+    if problems or editions is None:
         raise SuiteError(problems)
-    return Suite(root=root, cases=tuple(cases), requirements=requirements, operations=registry)
+    return Suite(
+        root=root,
+        cases=tuple(cases),
+        requirements=requirements,
+        operations=registry,
+        editions=editions,
+        classes=classes,
+    )
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A class named by a case, where it is named."""
+
+    operation: str
+    name: str
+    case: str
+    file: Path
+    line: int
+
+
+def _check_classes(
+    declared: Sequence[InputClass], named: Sequence[_Named], problems: list[Problem]
+) -> dict[str, tuple[InputClass, ...]]:
+    """Classes per operation; a duplicate class, or a case naming an undeclared one, is a problem.
+
+    Checked once every file is read, since a class may be declared in another file of the
+    same operation.
+    """
+    by_op: dict[str, dict[str, InputClass]] = {}
+    for item in declared:
+        known = by_op.setdefault(item.operation, {})
+        first = known.get(item.id)
+        if first is not None:
+            problems.append(
+                Problem(
+                    item.file,
+                    item.line,
+                    f"duplicate input class {item.id!r} for {item.operation} "
+                    f"(first at {first.file}:{first.line})",
+                )
+            )
+            continue
+        known[item.id] = item
+    for use in named:
+        known = by_op.get(use.operation, {})
+        if use.name not in known:
+            hint = ", ".join(sorted(known)) or "none declared"
+            problems.append(
+                Problem(
+                    use.file,
+                    use.line,
+                    f"case {use.case!r} names unknown input class {use.name!r} of "
+                    f"{use.operation} (declared: {hint})",
+                )
+            )
+    return {op: tuple(items.values()) for op, items in by_op.items()}

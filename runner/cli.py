@@ -1,7 +1,8 @@
 """The ``flux-conformance`` command: builds the parser from :mod:`runner.commands` and runs one.
 
 Exit status: 0 when nothing failed or errored, 1 when something did, 2 for a usage error
-or a suite that cannot load (every problem is printed with file and line).  Every error a
+or a suite that cannot load (every problem is printed with file and line), 141 when the
+reader of stdout goes away (``flux-conformance list | head``), without a traceback.  Every error a
 command raises on purpose is a :class:`~runner.errors.ConformanceError`, caught here once.
 
 Signals: SIGTERM (``timeout``, ``docker stop``, a CI cancel) and SIGHUP stop a command as
@@ -16,6 +17,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -25,9 +28,17 @@ from flux_conformance import runner
 from flux_conformance.runner.adapters.factory import make_adapter
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands import COMMANDS
-from flux_conformance.runner.errors import ConformanceError, Stopped, exit_status_of
+from flux_conformance.runner.errors import (
+    EXIT_USAGE,
+    ConformanceError,
+    Stopped,
+    exit_status_of,
+)
 
-__all__ = ["build_parser", "main", "make_adapter"]
+__all__ = ["EXIT_BROKEN_PIPE", "build_parser", "main", "make_adapter"]
+
+#: Exit status when the reader of stdout went away (128 + SIGPIPE, as a shell reports it).
+EXIT_BROKEN_PIPE = 141
 
 
 class _Version(argparse.Action):
@@ -37,16 +48,13 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the suite's version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from flux_conformance.runner.cases import load_suite
+        from flux_conformance.runner._version import describe_suite
 
         try:
-            suite = load_suite()
+            count, digest, root = describe_suite()
         except ConformanceError as exc:
             parser.exit(2, f"flux-conformance {runner.__version__} (cases do not load: {exc})\n")
-        print(
-            f"flux-conformance {runner.__version__}: {len(suite.cases)} cases, "
-            f"sha256 {suite.digest()} ({suite.root})"
-        )
+        print(f"flux-conformance {runner.__version__}: {count} cases, sha256 {digest} ({root})")
         parser.exit(0)
 
 
@@ -101,6 +109,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _stopping_signals():
             code: int = args.func(args, sys.stdout, sys.stderr)
+        with contextlib.suppress(ValueError):  # `serve` closes stdout when it is done
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`flux-conformance list | head`): stop quietly, as a C tool
+        # killed by SIGPIPE would, and keep Python from complaining when it flushes at exit.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except ConformanceError as exc:
         for line in exc.lines():
             print(shown(line), file=sys.stderr)
@@ -109,7 +124,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A command without reports to complete (run completes its own and returns).
         print("interrupted", file=sys.stderr)
         return exit_status_of(exc)
+    except OSError as exc:
+        # A report that cannot be written after all (a full disk, a folder removed mid-run):
+        # the commands check their output paths first, so this is the rare late failure.
+        if exc.filename is None:
+            raise
+        print(f"error: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
     return code
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ from flux_conformance.runner.adapters.base import Adapter, Reply
 from flux_conformance.runner.bounds import too_large_to_judge
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.comparators import Oracle, OracleFailure
+from flux_conformance.runner.editions import bundled
 from flux_conformance.runner.operations import OperationSpec
 
 __all__ = [
@@ -94,7 +95,8 @@ class CaseResult:
 class Filters:
     """Which cases to run; an empty tuple means no restriction.
 
-    A case runs when it belongs to ``edition`` (or to every edition), matches each inclusion
+    A case runs when it belongs to ``edition`` (or to every edition; ``edition`` None: any
+    edition), matches each inclusion
     filter that is given (any of its values) and none of the exclusions.  Operation and id
     values are globs; levels and tags are matched exactly.
     """
@@ -103,7 +105,7 @@ class Filters:
     ids: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    edition: str = "seed"
+    edition: str | None = field(default_factory=lambda: bundled().default)
     exclude_operations: tuple[str, ...] = ()
     exclude_ids: tuple[str, ...] = ()
     exclude_levels: tuple[str, ...] = ()
@@ -111,7 +113,7 @@ class Filters:
 
     def accepts(self, case: Case) -> bool:
         """Whether ``case`` passes every filter."""
-        if case.edition is not None and case.edition != self.edition:
+        if self.edition is not None and case.edition is not None and case.edition != self.edition:
             return False
         if self.operations and not _any_glob(case.operation, self.operations):
             return False
@@ -185,6 +187,8 @@ OracleFactory = Callable[[str | None], Oracle]
 
 
 def _diff(expected: Any, actual: Any) -> str:
+    import logging
+
     from flux_conformance.runner.bounds import DIFF_MAX_VALUES, first_difference, json_size
 
     if max(json_size(expected, DIFF_MAX_VALUES) + json_size(actual, DIFF_MAX_VALUES)) > (
@@ -192,6 +196,10 @@ def _diff(expected: Any, actual: Any) -> str:
     ):
         return first_difference(expected, actual)
     from deepdiff import DeepDiff
+
+    # The diff is cut at 50 differences on purpose; DeepDiff would log a warning to stderr
+    # (through logging's last-resort handler) each time it stops there.
+    logging.getLogger("deepdiff").setLevel(logging.ERROR)
 
     try:
         diff = DeepDiff(expected, actual, verbose_level=2, max_diffs=50)
@@ -250,7 +258,7 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     reasons = []
     for expected in outputs:
         try:
-            reason = op.comparator(expected.value, reply.value, oracle)
+            reason = op.compare(expected.value, reply.value, oracle, case.input)
         except (Exception, OracleFailure) as exc:
             # The implementation answered; the suite could not judge the answer.
             return CaseResult(
@@ -276,8 +284,12 @@ def run_cases(
     oracle: OracleFactory,
     skip: Callable[[Case], str | None] | None = None,
     decide: Callable[[CaseResult], CaseResult] | None = None,
+    edition: str | None = None,
 ) -> Iterator[CaseResult]:
     """Run every case through ``adapter``, yielding each judged result in order.
+
+    ``edition`` is the edition of the specs the run follows: a case of every edition is sent
+    to the implementation, and judged, in it (a case of one edition, in its own).
 
     ``oracle`` gives the oracle comparators consult for a case's edition (usually
     :func:`runner.oracle.reference_oracle`).  ``skip`` may name a
@@ -294,9 +306,10 @@ def run_cases(
         if not adapter.supports(case.operation):
             reply = Reply("unsupported", message="operation not supported by the implementation")
         else:
-            reply = adapter.run(case.operation, case.input, edition=case.edition)
+            reply = adapter.run(case.operation, case.input, edition=case.edition or edition)
         seconds = time.perf_counter() - start
         result = dataclasses.replace(
-            judge(case, reply, operations[case.operation], oracle(case.edition)), seconds=seconds
+            judge(case, reply, operations[case.operation], oracle(case.edition or edition)),
+            seconds=seconds,
         )
         yield decide(result) if decide else result

@@ -16,7 +16,15 @@ expectations:
   - id: idset.decode.huge-id
     status: skip
     reason: wraps large ids silently; skipped until fixed
+  - id: R.validate.zero-times-are-unset
+    status: xfail
+    reason: refuses an expiration of 0 after a start
+    editions: ['2026-08-13']
 ```
+
+``editions`` (optional) limits an entry to runs that follow those editions of the specs
+(``cases/editions.yaml``); a case of one edition only runs in that one, so its entry needs none,
+but ``--write-expectations`` notes it there for the reader.
 """
 
 from __future__ import annotations
@@ -56,6 +64,8 @@ class Entry:
     reason: str
     issue: str | None
     line: int
+    #: The editions in whose runs the entry applies (empty: every edition).
+    editions: tuple[str, ...] = ()
 
     def matches(self, case_id: str) -> bool:
         """Whether this entry covers ``case_id`` (exact, or glob)."""
@@ -89,7 +99,7 @@ class Expectations:
                 raise ExpectationsError(
                     f"{path}:{line}: an entry is a mapping with id, status, reason"
                 )
-            extra = set(raw) - {"id", "status", "reason", "issue"}
+            extra = set(raw) - {"id", "status", "reason", "issue", "editions"}
             if extra:
                 raise ExpectationsError(f"{path}:{line}: unknown fields {sorted(extra)}")
             if not isinstance(raw.get("id"), str) or not raw["id"]:
@@ -103,8 +113,37 @@ class Expectations:
             issue = raw.get("issue")
             if issue is not None and not isinstance(issue, str):
                 raise ExpectationsError(f"{path}:{line}: 'issue' must be a string (a link)")
-            entries.append(Entry(raw["id"], raw["status"], raw["reason"], issue, line))
+            editions = raw.get("editions", [])
+            if "editions" in raw and not (
+                isinstance(editions, list)
+                and editions
+                and all(isinstance(e, str) and e for e in editions)
+            ):
+                raise ExpectationsError(
+                    f"{path}:{line}: 'editions' is a list of edition names (quoted dates)"
+                )
+            entries.append(
+                Entry(raw["id"], raw["status"], raw["reason"], issue, line, tuple(editions))
+            )
         return cls(path, tuple(entries))
+
+    def in_edition(self, edition: str, known: Iterable[str]) -> Expectations:
+        """The entries that apply in a run following ``edition``.
+
+        ``known`` are the suite's edition names: an entry naming another is an error.
+        """
+        names = set(known)
+        wrong = [e for e in self.entries if set(e.editions) - names]
+        if wrong:
+            raise ExpectationsError(
+                "\n".join(
+                    f"{self.path}:{e.line}: editions {list(e.editions)} are not all among "
+                    f"{sorted(names)}"
+                    for e in wrong
+                )
+            )
+        kept = tuple(e for e in self.entries if not e.editions or edition in e.editions)
+        return dataclasses.replace(self, entries=kept)
 
     def entry_for(self, case_id: str) -> Entry | None:
         """The entry covering ``case_id``: an exact id wins over a glob; else the first glob."""
@@ -170,14 +209,15 @@ def write_baseline(path: Path, results: Sequence[CaseResult], *, impl: str) -> N
             continue  # the adapter or the suite must be fixed; nothing to record about the impl
         actual = compact_json(r.reply.to_json(), 300) if r.reply else "nothing"
         expected = compact_json(r.case.expected_json(), 300)
-        entries.append(
-            {
-                "id": r.case.id,
-                "status": "xfail",
-                "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
-                f"answers {actual} where the case expects {expected}",
-            }
-        )
+        entry: dict[str, Any] = {
+            "id": r.case.id,
+            "status": "xfail",
+            "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
+            f"answers {actual} where the case expects {expected}",
+        }
+        if r.case.edition:
+            entry["editions"] = [r.case.edition]
+        entries.append(entry)
     doc = {"implementation": impl, "expectations": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(

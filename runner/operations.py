@@ -16,7 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from flux_conformance.runner._schemas import schema
-from flux_conformance.runner.comparators import COMPARATORS, Comparator
+from flux_conformance.runner.comparators import COMPARATORS, Comparator, Oracle
 from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
@@ -41,6 +41,9 @@ class OperationSpec:
     errors: Mapping[str, str]
     comparator_name: str
     comparator_doc: str
+    #: The form of a case's expected output, when it is not the output's own (a comparator
+    #: that judges by rules reads a description of what is determined); None: the output's.
+    expected_schema: Mapping[str, Any] | None = None
     _validators: dict[str, jsonschema.protocols.Validator] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -57,6 +60,7 @@ class OperationSpec:
             errors=data["errors"],
             comparator_name=data["comparator"],
             comparator_doc=data["comparator_doc"],
+            expected_schema=data.get("expected"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -70,6 +74,7 @@ class OperationSpec:
             "errors": dict(self.errors),
             "comparator": self.comparator_name,
             "comparator_doc": self.comparator_doc,
+            **({"expected": self.expected_schema} if self.expected_schema is not None else {}),
         }
 
     @property
@@ -77,11 +82,32 @@ class OperationSpec:
         """The comparator function this operation's outputs are judged by."""
         return COMPARATORS[self.comparator_name]
 
+    def compare(self, expected: Any, actual: Any, oracle: Oracle, value: Any) -> str | None:
+        """Judge ``actual`` (the answer to the input ``value``) against ``expected``.
+
+        Most comparators see the two outputs only; one that judges by rules of the input
+        (marked ``needs_input``, e.g. ``allocation_rules``) is given the input as well.
+        """
+        func: Any = self.comparator
+        if getattr(func, "needs_input", False):
+            reason: str | None = func(expected, actual, oracle, value)
+            return reason
+        return self.comparator(expected, actual, oracle)
+
+    def expected_problems(self, value: Any) -> list[str]:
+        """Why ``value`` is not a valid expected output in a case (empty when it is)."""
+        return self._problems("expected", value)
+
     def _validator(self, which: str) -> jsonschema.protocols.Validator:
         import jsonschema
 
         if which not in self._validators:
-            sch = self.input_schema if which == "input" else self.output_schema
+            schemas = {
+                "input": self.input_schema,
+                "output": self.output_schema,
+                "expected": self.expected_schema or self.output_schema,
+            }
+            sch = schemas[which]
             cls = jsonschema.validators.validator_for(sch, default=jsonschema.Draft202012Validator)
             self._validators[which] = cls(sch)
         return self._validators[which]
@@ -148,7 +174,8 @@ def load_registry() -> Mapping[str, OperationSpec]:
             raise RegistryError(f"{entry.name}: registers {name!r}; the file must be {name}.json")
         if data["comparator"] not in COMPARATORS:
             raise RegistryError(f"{entry.name}: unknown comparator {data['comparator']!r}")
-        for which in ("input", "output"):
-            jsonschema.Draft202012Validator.check_schema(data[which])
+        for which in ("input", "output", "expected"):
+            if which in data:
+                jsonschema.Draft202012Validator.check_schema(data[which])
         found[name] = OperationSpec.from_json(data)
     return found

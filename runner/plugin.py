@@ -1,14 +1,22 @@
 """A pytest plugin: every case of the suite as a pytest item.
 
-Inert unless ``--conformance-impl`` is given.  Then each selected case becomes an item
-named by its case id, located at its YAML file and line, so pytest's ``-k``, ``-x``,
-``--junitxml`` and pytest-xdist work as for any test.  A failure prints the same details
-as ``flux-conformance run``: input, expected, actual, reason, diff and a replay command.
+Inert unless ``--conformance-impl`` is given.  Then the suite's case files are collected the
+way pytest collects any non-Python test file (``pytest_collect_file`` -> :class:`CaseFile` ->
+:class:`CaseItem`), so the header counts the cases (``collected 1630 items``), ``-k``,
+``--lf``, ``-x``, node ids, ``--junitxml`` and pytest-xdist behave as for any test.  An item's
+node id is its file's path and its case id (``rfc22/idset.decode.yaml::idset.decode.leading-
+zero``, relative to the suite folder, or to the rootdir when the suite lies inside it), and it
+can be pasted back on the command line to run just that case.  A failure prints what
+``flux-conformance run`` prints: input, expected, actual, reason, diff and a replay command.
 
     pytest --conformance-impl 'exec:./my-impl' -k 'idset'
 
-(the plugin is registered through the ``pytest11`` entry point, so ``-p`` is only needed
-when the package is not installed).
+Given no test paths, ``--conformance-impl`` collects the suite alone; given some, the suite is
+collected beside them.  ``--conformance-expectations FILE`` holds the implementation to its
+known failures (xfail, strict) and skips, as ``run --expectations`` does; a shipped adapter
+(``--conformance-impl clustershell``) is held to the file shipped with it unless
+``--conformance-no-shipped-expectations``.  The plugin is registered through the ``pytest11``
+entry point, so ``-p`` is only needed when the package is not installed.
 """
 
 from __future__ import annotations
@@ -22,19 +30,102 @@ from typing import Any
 import pytest
 
 from flux_conformance.runner.adapters.base import Adapter, AdapterError
-from flux_conformance.runner.cases import Case, Suite, SuiteError, load_suite
-from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge, select
+from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
+from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
+from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report import compact_json
 
-__all__ = ["ConformanceFailure", "ConformanceItem"]
+__all__ = ["CaseFile", "CaseItem", "ConformanceFailure"]
 
-_SUITE = pytest.StashKey[Suite]()
-_ADAPTER = pytest.StashKey[Adapter]()
+
+@contextlib.contextmanager
+def _usage() -> Iterator[None]:
+    """The runner's own errors as pytest usage errors (exit status 4, no traceback)."""
+    try:
+        yield
+    except ConformanceError as exc:
+        raise pytest.UsageError("flux-conformance: " + "\n".join(exc.lines())) from None
+
+
+class _State:
+    """What a session with ``--conformance-impl`` holds: suite, filters, adapter, expectations."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.spec: str = config.getoption("conformance_impl")
+        cases = config.getoption("conformance_cases")
+        try:
+            self.suite: Suite = load_suite(Path(cases) if cases else None)
+        except SuiteError as exc:
+            raise pytest.UsageError(
+                "flux-conformance: the suite cannot load:\n" + "\n".join(exc.lines())
+            ) from None
+        with _usage():
+            self.edition: str = self.suite.editions.resolve(config.getoption("conformance_edition"))
+        self.filters = _filters(config, self.edition)
+        self.by_file: dict[Path, list[Case]] = {}
+        for case in self.suite.cases:
+            if self.filters.accepts(case):
+                self.by_file.setdefault(case.file.resolve(), []).append(case)
+        self.skip: Any = None
+        self.decide: Any = None
+        self.expectations = _expectations_path(config, self.spec)
+        if self.expectations is not None:
+            from flux_conformance.runner.expectations import Expectations
+
+            with _usage():
+                loaded = Expectations.load(self.expectations)
+                loaded.check_not_stale(c.id for c in self.suite.cases)
+                loaded = loaded.in_edition(self.edition, self.suite.editions.names)
+            self.skip, self.decide = loaded.skip_reason, loaded.decide
+        from flux_conformance.runner.adapters.factory import make_adapter
+
+        with _usage():
+            self.adapter: Adapter = make_adapter(
+                self.spec, timeout=config.getoption("conformance_timeout")
+            )
+        with contextlib.suppress(AdapterError):
+            self.adapter.start()  # on failure, every case is reported as errored, with the reason
+
+    @property
+    def root(self) -> Path:
+        """The suite's folder."""
+        return self.suite.root.resolve()
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+def _filters(config: pytest.Config, edition: str) -> Filters:
+    def option(name: str) -> tuple[str, ...]:
+        return tuple(config.getoption(f"conformance_{name}"))
+
+    return Filters(
+        operations=option("operation"),
+        ids=option("id"),
+        levels=option("level"),
+        tags=option("tag"),
+        edition=edition,
+        exclude_operations=option("exclude_operation"),
+        exclude_ids=option("exclude_id"),
+        exclude_levels=option("exclude_level"),
+        exclude_tags=option("exclude_tag"),
+    )
+
+
+def _expectations_path(config: pytest.Config, spec: str) -> Path | None:
+    given = config.getoption("conformance_expectations")
+    if given:
+        return Path(given)
+    if config.getoption("conformance_no_shipped_expectations"):
+        return None
+    from flux_conformance.runner.commands._common import shipped_expectations
+
+    return shipped_expectations(spec)
 
 
 class ConformanceFailure(Exception):
-    """A case did not pass; carries the result for :meth:`ConformanceItem.repr_failure`."""
+    """A case did not pass; carries the result for :meth:`CaseItem.repr_failure`."""
 
     def __init__(self, result: CaseResult) -> None:
         super().__init__(result.reason)
@@ -48,105 +139,126 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--conformance-impl",
         default=None,
         metavar="IMPL",
-        help="run the conformance suite against IMPL (reference, python:m:o, exec:CMD)",
+        help="run the conformance suite against IMPL (reference, a shipped adapter's name, "
+        "python:module:object, exec:COMMAND)",
     )
     group.addoption("--conformance-cases", default=None, metavar="DIR", help="case directory")
     group.addoption(
         "--conformance-edition",
-        default="seed",
-        choices=("seed", "upstream"),
-        help="RFC 14 range-dict edition",
+        default=None,
+        metavar="NAME",
+        help="the edition of the spec texts to follow (default: the latest)",
     )
     group.addoption(
-        "--conformance-operation",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only these operations",
+        "--conformance-expectations",
+        default=None,
+        metavar="FILE",
+        help="the implementation's known failures (xfail, strict) and skips; default: the "
+        "file shipped with a named adapter, if any",
     )
     group.addoption(
-        "--conformance-exclude-operation",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out these operations",
+        "--conformance-no-shipped-expectations",
+        action="store_true",
+        help="do not apply the expectations file shipped with a named adapter",
     )
-    group.addoption(
-        "--conformance-exclude-id",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out matching case ids",
+    selectors: tuple[tuple[str, str, dict[str, Any]], ...] = (
+        ("operation", "operations (glob)", {"metavar": "GLOB"}),
+        ("id", "case ids (glob)", {"metavar": "GLOB"}),
+        ("level", "levels", {"choices": LEVELS}),
+        ("tag", "cases with this tag", {"metavar": "TAG"}),
     )
-    group.addoption(
-        "--conformance-level",
-        action="append",
-        default=[],
-        choices=("must", "should", "may", "clarification"),
-        help="only these levels",
-    )
-    group.addoption(
-        "--conformance-exclude-level",
-        action="append",
-        default=[],
-        choices=("must", "should", "may", "clarification"),
-        help="leave out these levels",
-    )
-    group.addoption(
-        "--conformance-tag", action="append", default=[], metavar="TAG", help="only these tags"
-    )
-    group.addoption(
-        "--conformance-exclude-tag",
-        action="append",
-        default=[],
-        metavar="TAG",
-        help="leave out cases with these tags",
-    )
+    for word, what, kind in selectors:
+        group.addoption(
+            f"--conformance-{word}",
+            action="append",
+            default=[],
+            help=f"only {what} (repeatable)",
+            **kind,
+        )
+        group.addoption(
+            f"--conformance-exclude-{word}",
+            action="append",
+            default=[],
+            help=f"leave out {what} (repeatable)",
+            **kind,
+        )
     group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Load the suite and start the implementation, when asked to."""
+    """Load the suite, start the implementation and point collection at the suite's files."""
     config.addinivalue_line("markers", "conformance: a case of the flux-conformance suite")
-    spec = config.getoption("conformance_impl")
-    if not spec:
+    if not config.getoption("conformance_impl"):
         return
-    cases = config.getoption("conformance_cases")
-    try:
-        config.stash[_SUITE] = load_suite(Path(cases) if cases else None)
-    except SuiteError as exc:
-        raise pytest.UsageError("flux-conformance: the suite cannot load:\n" + str(exc)) from None
-    from flux_conformance.runner.adapters.factory import make_adapter
+    state = _State(config)
+    config.stash[_STATE] = state
+    config.args = _collection_args(config, state.root)
 
-    try:
-        adapter = make_adapter(spec, timeout=config.getoption("conformance_timeout"))
-    except AdapterError as exc:
-        raise pytest.UsageError(f"flux-conformance: {exc}") from None
-    with contextlib.suppress(AdapterError):
-        adapter.start()  # on failure, every case is reported as errored, with the reason
-    config.stash[_ADAPTER] = adapter
+
+def _collection_args(config: pytest.Config, root: Path) -> list[str]:
+    """The paths to collect: the suite's folder, beside or instead of the usual ones.
+
+    A node id of a case (``rfc22/idset.decode.yaml::<id>``, relative to the suite folder)
+    given on the command line is resolved in the suite folder, so it can be pasted back.
+    """
+    explicit = config.args_source is pytest.Config.ArgsSource.ARGS
+    args: list[str] = []
+    into_suite = False
+    for given in config.args if explicit else ():
+        path, sep, rest = given.partition("::")
+        here = Path(config.invocation_params.dir, path)
+        if not here.exists() and (root / path).exists():
+            here = root / path
+            given = f"{here}{sep}{rest}"  # noqa: PLW2901 (the argument, resolved)
+        with contextlib.suppress(OSError):
+            into_suite = into_suite or here.resolve().is_relative_to(root)
+        args.append(given)
+    if not into_suite:
+        args.append(str(root))
+    return args
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Stop the implementation."""
-    adapter = config.stash.get(_ADAPTER, None)
-    if adapter is not None:
-        adapter.close()
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.adapter.close()
 
 
-class ConformanceFile(pytest.File):
-    """One case file of the suite."""
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    """A case file of the suite under test becomes a :class:`CaseFile`."""
+    state = parent.config.stash.get(_STATE, None)
+    if state is None or file_path.suffix != ".yaml":
+        return None
+    resolved = file_path.resolve()
+    if not resolved.is_relative_to(state.root) or resolved.parent == state.root / "requirements":
+        return None
+    node: CaseFile = CaseFile.from_parent(parent, path=file_path, nodeid=_nodeid(parent, resolved))
+    return node
 
-    def collect(self) -> Iterator[ConformanceItem]:
-        """One item per selected case of this file."""
-        for case in self.stash[_CASES]:
-            yield ConformanceItem.from_parent(self, name=case.id, case=case)
+
+def _nodeid(parent: pytest.Collector, path: Path) -> str:
+    """The file's node id: its path from the rootdir, or from the suite's folder.
+
+    The suite's folder is the base when the suite lies outside the rootdir (an installed
+    copy); :func:`_collection_args` resolves such a path when it is given back.
+    """
+    rootpath = parent.config.rootpath.resolve()
+    base = rootpath if path.is_relative_to(rootpath) else parent.config.stash[_STATE].root
+    return path.relative_to(base).as_posix()
 
 
-_CASES = pytest.StashKey[list[Case]]()
+class CaseFile(pytest.File):
+    """One case file of the suite: an item per selected case, in file order."""
+
+    def collect(self) -> Iterator[CaseItem]:
+        """One item per case of this file that the filters select."""
+        state = self.config.stash[_STATE]
+        for case in state.by_file.get(self.path.resolve(), ()):
+            yield CaseItem.from_parent(self, name=case.id, case=case)
 
 
-class ConformanceItem(pytest.Item):
+class CaseItem(pytest.Item):
     """One case, run against the implementation under test."""
 
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
@@ -157,18 +269,24 @@ class ConformanceItem(pytest.Item):
         self.user_properties.append(("level", case.level))
 
     def runtest(self) -> None:
-        """Run the case; raise :class:`ConformanceFailure` or skip."""
-        config = self.config
-        adapter = config.stash[_ADAPTER]
-        suite = config.stash[_SUITE]
+        """Run the case; raise :class:`ConformanceFailure`, skip, or xfail."""
+        state = self.config.stash[_STATE]
         case = self.case
-        if not adapter.supports(case.operation):
+        why = state.skip(case) if state.skip else None
+        if why:
+            pytest.skip(why)
+        if not state.adapter.supports(case.operation):
             pytest.skip("operation not supported by the implementation")
-        reply = adapter.run(case.operation, case.input, edition=case.edition)
-        op = suite.operations[case.operation]
-        result = judge(case, reply, op, reference_oracle(case.edition))
+        edition = case.edition or state.edition
+        reply = state.adapter.run(case.operation, case.input, edition=edition)
+        op = state.suite.operations[case.operation]
+        result = judge(case, reply, op, reference_oracle(edition))
+        if state.decide:
+            result = state.decide(result)
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
+        if result.outcome is Outcome.XFAILED:
+            pytest.xfail(result.reason)
         if result.outcome is not Outcome.PASSED:
             raise ConformanceFailure(result)
 
@@ -177,7 +295,7 @@ class ConformanceItem(pytest.Item):
         if not isinstance(excinfo.value, ConformanceFailure):
             return str(super().repr_failure(excinfo, style))
         r = excinfo.value.result
-        impl = self.config.getoption("conformance_impl")
+        state = self.config.stash[_STATE]
         lines = [
             f"{r.outcome.value.upper()} {r.case.id} ({r.case.location}) [{r.case.level}]",
             f"  description: {r.case.description}",
@@ -190,43 +308,18 @@ class ConformanceItem(pytest.Item):
             lines += ["  diff:", *(f"    {line}" for line in r.diff.splitlines())]
         if r.reply is not None and r.reply.stderr:
             lines += ["  stderr (tail):", *(f"    {x}" for x in r.reply.stderr.splitlines()[-15:])]
+        argv = ["flux-conformance", "run", "--impl", state.spec, "--id", r.case.id]
+        argv += ["--edition", r.case.edition or state.edition]
         cases = self.config.getoption("conformance_cases")
-        argv = ["flux-conformance", "run", "--impl", impl, "--id", r.case.id]
         argv += ["--cases", cases] if cases else []
+        if state.expectations is not None:
+            argv += ["--expectations", str(state.expectations)]
         lines.append(f"  replay:      {shlex.join(argv)}")
+        again = ["pytest", "--conformance-impl", state.spec]
+        again += [f"--conformance-cases={cases}"] if cases else []
+        lines.append(f"  or:          {shlex.join([*again, self.nodeid])}")
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point at the case's YAML file and line."""
         return self.case.file, self.case.line - 1, f"conformance: {self.case.id}"
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    """Add the suite's cases to the items, before -k and other selection apply."""
-    suite = config.stash.get(_SUITE, None)
-    if suite is None:
-        return
-
-    def option(name: str) -> tuple[str, ...]:
-        return tuple(config.getoption(f"conformance_{name}"))
-
-    filters = Filters(
-        operations=option("operation"),
-        levels=option("level"),
-        tags=option("tag"),
-        edition=config.getoption("conformance_edition"),
-        exclude_operations=option("exclude_operation"),
-        exclude_ids=option("exclude_id"),
-        exclude_levels=option("exclude_level"),
-        exclude_tags=option("exclude_tag"),
-    )
-    by_file: dict[Path, list[Case]] = {}
-    for case in select(suite.cases, filters):
-        by_file.setdefault(case.file, []).append(case)
-    for path, cases in by_file.items():
-        node = ConformanceFile.from_parent(session, path=path)
-        node.stash[_CASES] = cases
-        items.extend(node.collect())

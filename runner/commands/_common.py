@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import filecmp
 from collections.abc import Iterator
 from importlib import resources
@@ -20,11 +21,15 @@ __all__ = [
     "LEVELS",
     "UsageError",
     "add_cases_option",
+    "add_jobs_option",
+    "add_scope_filters",
     "add_selection",
+    "check_writable",
     "checkout_drift",
     "filters_of",
     "load",
     "opened",
+    "scope_of",
     "selected",
     "shipped_expectations",
 ]
@@ -70,14 +75,128 @@ def add_selection(p: argparse.ArgumentParser) -> None:
         )
     p.add_argument(
         "--edition",
-        choices=("seed", "upstream"),
-        default="seed",
-        help="RFC 14 range-dict edition whose cases run (default: seed)",
+        metavar="NAME",
+        help="the edition of the spec texts to follow, by name or alias (`list --editions`; "
+        "default: the latest)",
     )
 
 
-def filters_of(args: argparse.Namespace) -> Filters:
-    """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe."""
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of processes, 1 or more: {text!r}"
+        )
+    return value
+
+
+def add_jobs_option(p: argparse.ArgumentParser) -> None:
+    """``-j N``: worker processes (:mod:`runner.parallel`)."""
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="run the cases in N worker processes, each with its own copy of the "
+        "implementation (results and reports as a serial run's; default 1)",
+    )
+
+
+def add_scope_filters(p: argparse.ArgumentParser) -> None:
+    """``--spec`` and ``-o/--operation``: the narrower filters of ``clarify`` and ``coverage``."""
+    p.add_argument(
+        "--spec",
+        action="append",
+        metavar="SPEC",
+        help="only this spec, e.g. rfc22 or 'RFC 22' (repeatable)",
+    )
+    p.add_argument(
+        "-o",
+        "--operation",
+        action="append",
+        metavar="GLOB",
+        help="only operations matching (glob), e.g. 'idset.*' (repeatable)",
+    )
+
+
+def scope_of(args: argparse.Namespace, suite: Suite) -> tuple[set[str], set[str]]:
+    """The specs and operations ``--spec`` and ``-o`` leave in (all when neither is given).
+
+    Raises :class:`UsageError` when a filter matches nothing, so a typo is not an empty report.
+    """
+    import fnmatch
+
+    def plain(name: str) -> str:  # `rfc22`, `RFC 22` and `rfc-22` name the same spec
+        return "".join(ch for ch in name.lower() if ch.isalnum())
+
+    known_specs = {plain(r.spec): r.spec for r in suite.requirements.values()}
+    known_specs.update((plain(op.spec), op.spec) for op in suite.operations.values())
+    asked = list(getattr(args, "spec", None) or ())
+    unknown = [name for name in asked if plain(name) not in known_specs]
+    if unknown:
+        raise UsageError(
+            f"unknown spec {', '.join(unknown)}; the suite has "
+            + ", ".join(sorted(set(known_specs.values())))
+        )
+    specs = {known_specs[plain(name)] for name in asked}
+    globs = tuple(getattr(args, "operation", None) or ())
+    operations = {
+        name
+        for name, op in suite.operations.items()
+        if (not specs or op.spec in specs)
+        and (not globs or any(fnmatch.fnmatchcase(name, g) for g in globs))
+    }
+    if globs and not operations:
+        raise UsageError("no operation matches the filters")
+    if globs:
+        specs = {suite.operations[name].spec for name in operations}
+    elif not specs:
+        specs = set(known_specs.values())
+    return specs, operations
+
+
+def check_writable(*paths: str | None) -> None:
+    """Raise :class:`UsageError` for an output path that cannot be written, before any work.
+
+    ``-`` and ``None`` (stdout, or no report) are fine.  A path is refused when it names a
+    folder, when the first of its folders that exists is not a folder or is read-only, or
+    when it exists read-only.  The command still reports a write that fails later (a full
+    disk) the same way, through :func:`runner.cli.main`.
+    """
+    import os
+
+    for path in paths:
+        if not path or path == "-":
+            continue
+        target = Path(path)
+        problem = None
+        if target.is_dir():
+            problem = "it is a folder"
+        elif target.exists():
+            if not os.access(target, os.W_OK):
+                problem = "permission denied"
+        else:
+            folder = target.parent
+            while not folder.exists() and folder != folder.parent:
+                folder = folder.parent
+            if not folder.is_dir():
+                problem = f"{folder} is not a folder"
+            elif not os.access(folder, os.W_OK | os.X_OK):
+                problem = f"permission denied in {folder}"
+        if problem:
+            raise UsageError(f"cannot write {path}: {problem}")
+
+
+def filters_of(args: argparse.Namespace, suite: Suite) -> Filters:
+    """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe.
+
+    ``--edition`` is resolved against the suite's editions (an alias gives the edition's own
+    name; none gives the default); an unknown name is an :class:`EditionError`.
+    """
     from flux_conformance.runner.engine import Filters
 
     def values(name: str) -> tuple[str, ...]:
@@ -88,7 +207,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
         ids=values("id"),
         levels=values("level"),
         tags=values("tag"),
-        edition=getattr(args, "edition", "seed"),
+        edition=suite.editions.resolve(getattr(args, "edition", None)),
         exclude_operations=values("exclude_operation"),
         exclude_ids=values("exclude_id"),
         exclude_levels=values("exclude_level"),
@@ -106,15 +225,21 @@ def load(args: argparse.Namespace) -> Suite:
 def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
     """The cases the options select, and how many the edition alone left out.
 
+    A case of another edition counts only when every other filter would have selected it.
+
     Raises :class:`UsageError` when nothing is selected.
     """
     from flux_conformance.runner.engine import select
 
-    filters = filters_of(args)
+    filters = filters_of(args, suite)
     cases = select(suite.cases, filters)
     if not cases:
         raise UsageError("no case matches the filters")
-    other = sum(1 for c in suite.cases if c.edition is not None and c.edition != filters.edition)
+    # The cases every other filter lets through that belong to another edition only.
+    anywhere = dataclasses.replace(filters, edition=None)
+    other = sum(
+        1 for c in select(suite.cases, anywhere) if c.edition not in (None, filters.edition)
+    )
     return cases, other
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from flux_conformance.runner.commands._common import add_cases_option, load, opened
+from flux_conformance.runner.commands._common import (
+    add_cases_option,
+    add_scope_filters,
+    check_writable,
+    load,
+    opened,
+    scope_of,
+)
 from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -17,15 +24,24 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.tools.clarify import clarify_report, collect_readings
 
     del err
+    check_writable(args.out)
     suite = load(args)
+    _, operations = scope_of(args, suite)
     for impl in args.impl or ():
         make_adapter(impl, timeout=args.timeout)
     readings = collect_readings(
-        suite, args.impl or [], lambda spec: make_adapter(spec, timeout=args.timeout)
+        suite,
+        args.impl or [],
+        lambda spec: make_adapter(spec, timeout=args.timeout),
+        operations=operations,
     )
     argv = ["flux-conformance", "clarify", *(f"--impl={i}" for i in args.impl or ())]
-    text = clarify_report(suite, readings, fmt=args.format, command=" ".join(argv))
-    with opened(args.output, out) as stream:
+    argv += [f"--spec={s}" for s in args.spec or ()]
+    argv += [f"-o={op}" for op in args.operation or ()]
+    text = clarify_report(
+        suite, readings, fmt=args.format, command=" ".join(argv), operations=operations
+    )
+    with opened(args.out, out) as stream:
         stream.write(text)
     return EXIT_OK
 
@@ -40,7 +56,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="also show which reading this implementation takes (repeatable)",
     )
     add_cases_option(p)
+    add_scope_filters(p)
     p.add_argument("--format", choices=("markdown", "rst"), default="markdown")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    # -o is --operation in every command; the file is -O/--out, as `export` and `diff` name it.
+    p.add_argument("-O", "--out", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(func=main)

@@ -15,7 +15,9 @@ from typing import IO
 from flux_conformance import runner
 from flux_conformance.runner.commands._common import (
     UsageError,
+    add_jobs_option,
     add_selection,
+    check_writable,
     filters_of,
     load,
     opened,
@@ -33,6 +35,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.report.matrix import matrix_html, matrix_markdown
     from flux_conformance.runner.tools.compare import run_matrix
 
+    check_writable(args.markdown, args.html)
     suite = load(args)
     cases, _ = selected(suite, args)
     impls = args.impl or ["reference"]
@@ -48,13 +51,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             raise UsageError(f"--expectations takes IMPL=FILE with IMPL one of {impls}")
         expectations[impl] = Path(file)
     for impl in impls:
-        make_adapter(
-            impl, timeout=args.timeout, max_timeouts=args.max_timeouts
-        )  # fail early on a bad --impl
-    filters = filters_of(args).to_json()
+        # fail early on a bad --impl
+        make_adapter(impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
+    filters = filters_of(args, suite).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
-        f"edition {args.edition}, {len(cases)} cases"
+        f"edition {suite.editions.resolve(args.edition)}, {len(cases)} cases"
         + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
         + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
     )
@@ -66,8 +68,10 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         make_adapter=lambda spec: make_adapter(
             spec, timeout=args.timeout, max_timeouts=args.max_timeouts
         ),
-        progress=lambda spec: print(f"running {len(cases)} cases against {spec}", file=err),
+        progress=lambda line: print(line, file=err, flush=True),
         about=about,
+        workers=args.jobs,
+        edition=suite.editions.resolve(args.edition),
     )
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]
@@ -109,6 +113,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="ignore the expectations files shipped with named adapters",
     )
+    add_jobs_option(p)
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown matrix here")
     p.add_argument("--html", metavar="FILE", help="write the HTML page here")
     p.add_argument(

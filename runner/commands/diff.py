@@ -59,6 +59,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             if not adapter.supports(args.operation):
                 raise UsageError(f"{spec} does not support {args.operation}")
         impl, against = adapters
+        print(
+            f"diff {args.impl} against {args.against} on {args.operation}: seed {seed}, "
+            f"up to {args.seconds:g} s",
+            file=err,
+            flush=True,
+        )
         result = differential(
             args.operation,
             impl,
@@ -67,6 +73,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             seconds=args.seconds,
             seed=seed,
             max_found=args.max,
+            progress=lambda found: print(
+                f"  {found.seconds:.0f} s: {found.evaluated} inputs, "
+                f"{len(found.disagreements)} disagreement(s)",
+                file=err,
+                flush=True,
+            ),
         )
     finally:
         for adapter in adapters:

@@ -36,7 +36,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
     suite = load(args)
     cases, _ = selected(suite, args)
-    doc = export_suite(suite, cases, oracle=reference_oracle, filters=filters_of(args))
+    doc = export_suite(suite, cases, oracle=reference_oracle, filters=filters_of(args, suite))
     with opened(args.out, out) as stream:
         json.dump(doc, stream, ensure_ascii=False, indent=args.indent)
         stream.write("\n")

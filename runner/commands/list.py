@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from flux_conformance.runner.commands._common import add_selection, filters_of, load
 from flux_conformance.runner.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from flux_conformance.runner.editions import Editions
 
 __all__ = ["add_parser", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """List the selected cases, or the operations with ``--operations``."""
+    """List the selected cases, the operations (``--operations``) or the editions."""
     del err
+    if args.editions:
+        return _list_editions(load(args).editions, out)
     if args.operations:
         from flux_conformance.runner.operations import load_registry
 
@@ -25,8 +30,22 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return EXIT_OK
     from flux_conformance.runner.engine import select
 
-    for case in select(load(args).cases, filters_of(args)):
+    suite = load(args)
+    for case in select(suite.cases, filters_of(args, suite)):
         print(f"{case.id}\t{case.operation}\t{case.level}\t{case.location}", file=out)
+    return EXIT_OK
+
+
+def _list_editions(editions: Editions, out: IO[str]) -> int:
+    """Each edition: its names, what it is, and the revision of every spec it follows."""
+    for edition in editions.editions:
+        names = ", ".join((edition.name, *edition.aliases))
+        default = " (default)" if edition.name == editions.default else ""
+        print(f"{names}{default}", file=out)
+        print(f"    {edition.summary}", file=out)
+        for spec, revision in edition.revisions.items():
+            print(f"    {spec}: {revision}", file=out)
+    print(f"Commits are those of {editions.repository}.", file=out)
     return EXIT_OK
 
 
@@ -35,4 +54,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("list", help="list cases (or --operations)")
     add_selection(p)
     p.add_argument("--operations", action="store_true", help="list the registered operations")
+    p.add_argument(
+        "--editions",
+        action="store_true",
+        help="list the editions of the spec texts, with the revision of each spec",
+    )
     p.set_defaults(func=main)

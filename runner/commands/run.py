@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -18,7 +18,9 @@ from flux_conformance import runner
 from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
+    add_jobs_option,
     add_selection,
+    check_writable,
     checkout_drift,
     filters_of,
     load,
@@ -28,9 +30,13 @@ from flux_conformance.runner.commands._common import (
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
 
 if TYPE_CHECKING:
+    from flux_conformance.runner.engine import CaseResult
     from flux_conformance.runner.report import Reporter
 
-__all__ = ["add_parser", "main"]
+__all__ = ["DEFAULT_TIMEOUT", "add_parser", "main"]
+
+#: Seconds an ``exec:`` implementation has for one case.
+DEFAULT_TIMEOUT = 10.0
 
 
 @contextlib.contextmanager
@@ -49,6 +55,7 @@ def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter
                 TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips)
             )
             if args.json:
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)  # as the others do
                 stream = stack.enter_context(Path(args.json).open("w", encoding="utf-8"))
                 reporters.append(JsonLinesReporter(stream))
         if args.junit:
@@ -74,6 +81,12 @@ def _expectations_path(args: argparse.Namespace) -> Path | None:
     return shipped_expectations(args.impl)
 
 
+def _replay_options(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.expectations:
+        return ("--expectations", args.expectations)
+    return ("--no-shipped-expectations",) if args.no_shipped_expectations else ()
+
+
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
     from flux_conformance.runner.adapters.factory import make_adapter
@@ -81,6 +94,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.report import Header
 
+    check_writable(
+        args.json, args.junit, args.markdown, args.html, args.badge, args.write_expectations
+    )
     suite = load(args)
     cases, other_edition = selected(suite, args)
     warning = None if args.cases else checkout_drift(suite.root)
@@ -93,6 +109,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
+        expectations = expectations.in_edition(
+            suite.editions.resolve(args.edition), suite.editions.names
+        )
         decide, skip = expectations.decide, expectations.skip_reason
     adapter = make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
     try:
@@ -106,15 +125,42 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         version=adapter.version,
         suite_version=runner.__version__,
         suite_digest=suite.digest(),
-        edition=args.edition,
+        edition=suite.editions.resolve(args.edition),
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
+        timeout=None if args.timeout == DEFAULT_TIMEOUT else args.timeout,
+        replay_options=_replay_options(args),
         selected=len(cases),
         other_edition=other_edition,
         started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        filters=filters_of(args).to_json(),
+        filters=filters_of(args, suite).to_json(),
         expectations=str(path) if path else "",
     )
+    stream: Iterator[CaseResult]
+    if args.jobs > 1:
+        from flux_conformance.runner.parallel import Job, run_parallel
+
+        # Each worker starts its own; this one only told the header its name and version.
+        adapter.close()
+        job = Job(
+            lambda: make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts),
+            skip,
+            decide,
+            header.edition,
+        )
+        stream = run_parallel(
+            cases, job, suite.operations, oracle=reference_oracle, workers=args.jobs
+        )
+    else:
+        stream = run_cases(
+            cases,
+            adapter,
+            suite.operations,
+            oracle=reference_oracle,
+            edition=header.edition,
+            skip=skip,
+            decide=decide,
+        )
     summary = Summary()
     interrupted: KeyboardInterrupt | None = None
     results = []
@@ -122,14 +168,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         for reporter in reporters:
             reporter.start(header)
         try:
-            for result in run_cases(
-                cases,
-                adapter,
-                suite.operations,
-                oracle=reference_oracle,
-                skip=skip,
-                decide=decide,
-            ):
+            for result in stream:
                 summary.add(result)
                 results.append(result)
                 for reporter in reporters:
@@ -139,6 +178,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
             interrupted = exc
         finally:
+            if isinstance(stream, Generator):
+                stream.close()  # stops the workers of a parallel run
             adapter.close()
             for reporter in reporters:
                 reporter.finish(summary, interrupted=interrupted is not None)
@@ -164,7 +205,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="reference (default), a shipped adapter's name, python:module:object, or exec:COMMAND",
     )
     add_selection(p)
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per case (exec: only; default {DEFAULT_TIMEOUT:g})",
+    )
     p.add_argument(
         "--max-timeouts",
         type=int,
@@ -195,6 +241,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="FILE",
         help="write a baseline expectations file from this run's failures",
     )
+    add_jobs_option(p)
     p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     p.add_argument("--show-skips", action="store_true", help="detail skipped cases too")

@@ -55,21 +55,39 @@ The comparators, documented where they are registered:
     in the same order.  Labels are names only, so a consistent one-to-one renaming of the
     labels (carried into each task's ``slot``) is accepted: an implementation whose default
     slot label is ``task`` conforms.
+``allocation_rules``
+    For ``sched.allocate``: the answer is judged by the scheduling rules of RFC 14, 20 and 31
+    (a valid R, inside the free part of the pool, counts exact or largest acceptable, a slot
+    on one node, exclusive nodes whole, the constraint on every rank, expiration = now +
+    duration, and from the 2026-08-13 texts nslots present and ``+`` properties left out),
+    then against the figures the case determines (``nodes``, ``cores``, ``ranks_within`` ...).
+    It is the one comparator that reads the case's input; each check and its source are
+    listed in :mod:`runner.comparators.allocation`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from flux_conformance.runner.comparators._json import json_equal
 from flux_conformance.runner.comparators._oracle import Comparator, Oracle, OracleFailure, Refused
+from flux_conformance.runner.comparators.allocation import allocation_rules
 from flux_conformance.runner.comparators.constraint import constraint_semantic
 from flux_conformance.runner.comparators.rset import rset_alike
 from flux_conformance.runner.comparators.shape import jobspec_from_shape, shape_counts
 from flux_conformance.runner.comparators.text import decodes_alike, exact, slurm_tree
 from flux_conformance.runner.comparators.validation import validation, validation_warnings
 
-__all__ = ["COMPARATORS", "Comparator", "Oracle", "OracleFailure", "Refused", "json_equal"]
+__all__ = [
+    "COMPARATORS",
+    "DESCRIPTIONS",
+    "Comparator",
+    "Oracle",
+    "OracleFailure",
+    "Refused",
+    "json_equal",
+]
 
 #: Every comparator, by the name an operation's registration gives.
 COMPARATORS: Mapping[str, Comparator] = {
@@ -84,4 +102,26 @@ COMPARATORS: Mapping[str, Comparator] = {
     "constraint_semantic": constraint_semantic,
     "shape_counts": shape_counts,
     "jobspec_from_shape": jobspec_from_shape,
+    # Reads the case's input too (see OperationSpec.compare): registered with four arguments.
+    "allocation_rules": allocation_rules,  # type: ignore[dict-item]
 }
+
+
+def _descriptions(doc: str) -> dict[str, str]:
+    """Each comparator's paragraph of this module's docstring, on one line."""
+    found: dict[str, list[str]] = {}
+    name = None
+    for line in doc.splitlines():
+        heading = re.fullmatch(r"``(\w+)``", line)
+        if heading:
+            name = heading.group(1)
+            found[name] = []
+        elif name is not None and line.startswith("    "):
+            found[name].append(line.strip())
+        elif line.strip():
+            name = None
+    return {key: " ".join(lines).replace("``", "`") for key, lines in found.items()}
+
+
+#: Every comparator's rule in words, one per comparator (the module docstring's paragraphs).
+DESCRIPTIONS: Mapping[str, str] = _descriptions(__doc__ or "")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flux_conformance.runner.comparators._oracle import Oracle
+from flux_conformance.runner.comparators.allocation import facts
 from flux_conformance.runner.comparators.constraint import probes
 from flux_conformance.runner.comparators.shape import count_key
 from flux_conformance.runner.comparators.text import collapse_groups
@@ -116,7 +117,16 @@ def _jobspec(expected: Any, oracle: Oracle) -> dict[str, Any]:
     return {"resources": normalise_resources(expected.get("resources"), oracle)}
 
 
-#: Hints by comparator name; a comparator absent here compares exactly.
+def _allocation(expected: Any, oracle: Oracle, value: Any) -> dict[str, Any]:
+    del expected  # the determined figures are the output itself
+    return {"facts": facts(value, oracle)}
+
+
+_allocation.needs_input = True  # type: ignore[attr-defined]
+
+
+#: Hints by comparator name; a comparator absent here compares exactly.  A hint marked
+#: ``needs_input`` (``allocation_rules``) is also given the case's input.
 HINTS: Mapping[str, Hint] = {
     "idset_string": _idset,
     "hostlist_string": _hostlist,
@@ -127,4 +137,5 @@ HINTS: Mapping[str, Hint] = {
     "constraint_semantic": _constraint,
     "shape_counts": _shape,
     "jobspec_from_shape": _jobspec,
+    "allocation_rules": _allocation,  # type: ignore[dict-item]
 }

@@ -47,6 +47,11 @@ class Header:
     other_edition: int = 0
     #: True when ``cases_dir`` was given with ``--cases`` (the replay command repeats it).
     cases_given: bool = False
+    #: The per-case timeout the run was given, when not the default (the replay repeats it).
+    timeout: float | None = None
+    #: More options of the run that its replay command repeats (``--expectations FILE``,
+    #: ``--no-shipped-expectations``), so the case is judged again as it was.
+    replay_options: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The header as JSON."""
@@ -214,8 +219,11 @@ _INT_BITS = 14_000
 def replay_command(header: Header, result: CaseResult) -> str:
     """The one-line command that runs just this case again."""
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
-    if result.case.edition and result.case.edition != "seed":
-        argv += ["--edition", result.case.edition]
+    # The edition the case ran in: its own, or the one the run followed.
+    argv += ["--edition", result.case.edition or header.edition]
+    if header.timeout is not None:
+        argv += ["--timeout", f"{header.timeout:g}"]
+    argv += header.replay_options
     if header.cases_given:
         argv += ["--cases", header.cases_dir]
     return shlex.join(argv)

@@ -12,7 +12,8 @@ reStructuredText, ready to paste into an RFC issue.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+import fnmatch
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -53,10 +54,21 @@ def _which(case: Case, reply: Reply, suite: Suite) -> str:
 
 
 def collect_readings(
-    suite: Suite, impls: Sequence[str], make_adapter: Callable[[str], Any]
+    suite: Suite,
+    impls: Sequence[str],
+    make_adapter: Callable[[str], Any],
+    *,
+    operations: Collection[str] | None = None,
 ) -> list[Reading]:
-    """Run the clarification cases against the reference and ``impls``."""
-    cases = [c for c in suite.cases if c.level == "clarification"]
+    """Run the clarification cases against the reference and ``impls``.
+
+    ``operations`` keeps the cases of those operations (default: all).
+    """
+    cases = [
+        c
+        for c in suite.cases
+        if c.level == "clarification" and (operations is None or c.operation in operations)
+    ]
     labels_and_adapters = []
     for spec in ["reference", *[i for i in impls if i != "reference"]]:
         adapter = make_adapter(spec)
@@ -104,10 +116,28 @@ def shipped_findings() -> list[tuple[str, list[dict[str, Any]]]]:
     return out
 
 
+def _in_scope(pattern: str, suite: Suite, operations: Collection[str] | None) -> bool:
+    """Whether a findings entry (a case id or glob) names a case of ``operations``."""
+    if operations is None:
+        return True
+    return any(
+        case.operation in operations and fnmatch.fnmatchcase(case.id, pattern)
+        for case in suite.cases
+    )
+
+
 def clarify_report(
-    suite: Suite, readings: Sequence[Reading], *, fmt: str = "markdown", command: str = ""
+    suite: Suite,
+    readings: Sequence[Reading],
+    *,
+    fmt: str = "markdown",
+    command: str = "",
+    operations: Collection[str] | None = None,
 ) -> str:
-    """Render the report as ``markdown`` or ``rst``."""
+    """Render the report as ``markdown`` or ``rst``.
+
+    ``operations`` keeps the shipped findings to the cases of those operations (default all).
+    """
     rst = fmt == "rst"
     lines: list[str] = []
 
@@ -142,7 +172,9 @@ def clarify_report(
             for r in items:
                 case = r.case
                 shown = code(compact_json(case.input, 300))
-                lines.append(f"- {code(case.id)} ({case.operation}), input {shown}")
+                # An open point of one edition's text only says so (cases/editions.yaml).
+                edition = f", edition {code(case.edition)} only" if case.edition else ""
+                lines.append(f"- {code(case.id)} ({case.operation}{edition}), input {shown}")
                 lines.append(f"  - why it is open, and the reading taken: {case.description}")
                 for n, expected in enumerate(case.expected, 1):
                     text = _describe(expected).replace("`", "``") if rst else _describe(expected)
@@ -159,7 +191,10 @@ def clarify_report(
             "",
         ]
         by_id = suite.by_id()
-        for impl, entries in findings:
+        for impl, all_entries in findings:
+            entries = [e for e in all_entries if _in_scope(e["id"], suite, operations)]
+            if not entries:
+                continue
             heading(impl, 3)
             for e in entries:
                 issue = f" ({e['issue']})" if e["issue"] else ""

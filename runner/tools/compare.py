@@ -7,6 +7,8 @@ outcome (pass, fail, errored, unsupported, skipped, xfail, xpass), with totals p
 
 from __future__ import annotations
 
+import functools
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -126,18 +128,25 @@ def run_matrix(
     expectations: Mapping[str, Path],
     progress: Callable[[str], None] | None = None,
     about: str = "",
+    workers: int = 1,
+    edition: str | None = None,
 ) -> Matrix:
-    """Run every case against every implementation (one after another).
+    """Run every case against every implementation.
 
-    ``about`` says what was compared (see :meth:`runner.report.Header.describe`).
+    With ``workers`` above 1 the implementations run side by side in that many processes
+    (:mod:`runner.parallel`), each column still in case order.  ``progress`` receives a line
+    as each implementation starts and finishes.  ``about`` says what was compared (see
+    :meth:`runner.report.Header.describe`); ``edition`` is the edition of the specs the run
+    follows (see :func:`runner.engine.run_cases`).
     """
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.oracle import reference_oracle
+    from flux_conformance.runner.parallel import Job
 
-    columns = []
-    for spec in impls:
-        if progress:
-            progress(spec)
+    say = progress or (lambda line: None)
+    specs = list(impls)
+    adapters, notes, jobs = [], [], []
+    for spec in specs:
         adapter = make_adapter(spec)
         note = ""
         try:
@@ -148,22 +157,90 @@ def run_matrix(
         path = expectations.get(spec)
         if path is not None:
             exp = Expectations.load(path)
+            if edition is not None:
+                exp = exp.in_edition(edition, suite.editions.names)
             decide, skip = exp.decide, exp.skip_reason
             note = (note + "; " if note else "") + f"expectations {path.name}"
-        try:
-            results = tuple(
-                run_cases(
-                    cases,
-                    adapter,
-                    suite.operations,
-                    oracle=reference_oracle,
-                    skip=skip,
-                    decide=decide,
-                )
+        adapters.append(adapter)
+        notes.append(note)
+        jobs.append(Job(functools.partial(make_adapter, spec), skip, decide, edition))
+    columns: list[tuple[CaseResult, ...]] = []
+    try:
+        if workers > 1:
+            for adapter in adapters:
+                adapter.close()  # each worker starts its own
+            say(f"running {len(cases)} cases against {', '.join(specs)} ({workers} processes)")
+            columns = _side_by_side(
+                cases,
+                jobs=jobs,
+                specs=specs,
+                suite=suite,
+                oracle=reference_oracle,
+                workers=workers,
+                say=say,
             )
-        finally:
+        else:
+            for spec, adapter, job in zip(specs, adapters, jobs, strict=True):
+                say(f"running {len(cases)} cases against {spec}")
+                began = time.perf_counter()
+                results = tuple(
+                    run_cases(
+                        cases,
+                        adapter,
+                        suite.operations,
+                        oracle=reference_oracle,
+                        skip=job.skip,
+                        decide=job.decide,
+                        edition=edition,
+                    )
+                )
+                adapter.close()
+                say(_finished(spec, results, time.perf_counter() - began))
+                columns.append(results)
+    finally:
+        for adapter in adapters:
             adapter.close()
-        columns.append(Column(spec, adapter.name, adapter.version, results, note))
     spec_of = {name: op.spec for name, op in suite.operations.items()}
     rules = {case.id: suite.rule(case) for case in cases}
-    return Matrix(tuple(cases), tuple(columns), spec_of, rules, about)
+    return Matrix(
+        tuple(cases),
+        tuple(
+            Column(spec, adapter.name, adapter.version, results, note)
+            for spec, adapter, results, note in zip(specs, adapters, columns, notes, strict=True)
+        ),
+        spec_of,
+        rules,
+        about,
+    )
+
+
+def _side_by_side(
+    cases: Sequence[Case],
+    *,
+    jobs: Sequence[Any],
+    specs: Sequence[str],
+    suite: Suite,
+    oracle: Any,
+    workers: int,
+    say: Callable[[str], None],
+) -> list[tuple[CaseResult, ...]]:
+    from flux_conformance.runner.parallel import run_jobs
+
+    began = time.perf_counter()
+    chunks: list[dict[int, list[CaseResult]]] = [{} for _ in jobs]
+    done = [0] * len(jobs)
+    for j, start, results in run_jobs(
+        cases, jobs, suite.operations, oracle=oracle, workers=workers
+    ):
+        chunks[j][start] = results
+        done[j] += len(results)
+        if done[j] == len(cases):
+            flat = [r for _, part in sorted(chunks[j].items()) for r in part]
+            say(_finished(specs[j], flat, time.perf_counter() - began))
+    return [tuple(r for _, part in sorted(c.items()) for r in part) for c in chunks]
+
+
+def _finished(spec: str, results: Sequence[CaseResult], seconds: float) -> str:
+    counts = Counter(cell_of(r) for r in results)
+    shown = ", ".join(f"{counts[c]} {c}" for c in CELLS if counts[c])
+    return f"  {spec}: {shown} ({seconds:.1f} s)"

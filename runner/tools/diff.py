@@ -33,6 +33,9 @@ from flux_conformance.runner.bounds import shown, too_large_to_judge
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
 
+#: Seconds between two progress reports of a search.
+PROGRESS_EVERY = 2.0
+
 __all__ = ["DiffResult", "Disagreement", "compare_replies", "differential"]
 
 
@@ -69,7 +72,7 @@ def _outcome(reply: Reply) -> str:
 
 
 def compare_replies(
-    op: OperationSpec, actual: Reply, expected: Reply, oracle: Oracle
+    op: OperationSpec, actual: Reply, expected: Reply, oracle: Oracle, value: Any = None
 ) -> str | None:
     """Why ``actual`` does not answer like ``expected`` (None when they agree).
 
@@ -96,7 +99,7 @@ def compare_replies(
     if problem:
         return f"output is not of the operation's form: {problem}"
     try:
-        return op.comparator(expected.value, actual.value, oracle)
+        return op.compare(expected.value, actual.value, oracle, value)
     except Exception as exc:  # a comparator choking on an odd output is a disagreement too
         return shown(f"comparator {op.comparator_name} failed on the output: {exc!r}", 1000)
 
@@ -196,10 +199,13 @@ class _Search:
         oracle: Oracle,
         result: DiffResult,
         deadline: float,
+        progress: Callable[[DiffResult], None] | None = None,
     ) -> None:
         self.op, self.impl, self.against, self.oracle = op, impl, against, oracle
         self.result = result
         self.deadline = deadline
+        self.progress = progress
+        self.started = self.last_report = time.monotonic()
         self.known: set[tuple[str, ...]] = set()
         self.replies: dict[str, tuple[Reply, Reply]] = {}
 
@@ -213,7 +219,16 @@ class _Search:
             # Replies are kept for the whole search: one too large to judge is kept as the
             # reason it cannot be judged, not as five million items.
             self.replies[key] = (_bounded(actual, expected), _bounded(expected, actual))
+            self.report()
         return self.replies[key]
+
+    def report(self, *, every: float = PROGRESS_EVERY) -> None:
+        """Hand the result so far to ``progress``, at most once every ``every`` seconds."""
+        now = time.monotonic()
+        if self.progress is not None and now - self.last_report >= every:
+            self.last_report = now
+            self.result.seconds = now - self.started
+            self.progress(self.result)
 
     def round(self, strategy: Any, *, examples: int, seed: int) -> Any:
         """One hypothesis run failing on a new kind of disagreement; its minimal input."""
@@ -230,7 +245,7 @@ class _Search:
             actual, expected = self.answer(value)
             if "unsupported" in (actual.kind, expected.kind):
                 return
-            if compare_replies(self.op, actual, expected, self.oracle) is None:
+            if compare_replies(self.op, actual, expected, self.oracle, value) is None:
                 return
             if _covered(_signature(actual, expected, value), self.known):
                 return
@@ -270,7 +285,7 @@ class _Search:
         actual, expected = self.answer(value)
         if "unsupported" in (actual.kind, expected.kind):
             return False
-        if compare_replies(self.op, actual, expected, self.oracle) is None:
+        if compare_replies(self.op, actual, expected, self.oracle, value) is None:
             return False
         signature = _signature(actual, expected, value)
         return signature[:2] == outcomes and not _covered(signature, self.known)
@@ -308,7 +323,7 @@ class _Search:
         """Keep ``value`` as a disagreement and stop looking for its kind."""
         value = self.minimise_numbers(value)
         actual, expected = self.answer(value)
-        reason = compare_replies(self.op, actual, expected, self.oracle) or "disagreement"
+        reason = compare_replies(self.op, actual, expected, self.oracle, value) or "disagreement"
         signature = _signature(actual, expected, value)
         self.known.add(signature)
         self.result.disagreements.append(
@@ -327,12 +342,15 @@ def differential(
     max_found: int = 10,
     oracle: Oracle | None = None,
     strategy: Any = None,
+    progress: Callable[[DiffResult], None] | None = None,
 ) -> DiffResult:
     """Search for inputs of ``operation`` on which ``impl`` and ``against`` disagree.
 
     Both adapters must be started.  ``strategy`` overrides the operation's strategy from
     :data:`runner.tools.strategies.STRATEGIES` (tests use it).  Raises :class:`ImportError` when
     hypothesis is missing and :class:`KeyError` when no strategy exists for ``operation``.
+    ``progress`` is called with the result so far every few seconds and at each
+    disagreement found.
     """
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.tools.strategies import STRATEGIES
@@ -348,6 +366,7 @@ def differential(
         oracle=oracle or reference_oracle(),
         result=result,
         deadline=start + seconds,
+        progress=progress,
     )
     while len(result.disagreements) < max_found:
         if time.monotonic() >= search.deadline:
@@ -358,6 +377,7 @@ def differential(
         if found is None:
             break
         search.record(found)
+        search.report(every=0)
     for actual, expected in search.replies.values():
         for side, reply in (("impl", actual), ("against", expected)):
             if reply.kind == "unsupported":

@@ -16,21 +16,51 @@ judges implementations exactly as its YAML does.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from flux_conformance import runner
 from flux_conformance.runner.cases import Case, Expected, Requirement, Suite
-from flux_conformance.runner.comparators import Oracle
+from flux_conformance.runner.comparators import DESCRIPTIONS, Oracle
 from flux_conformance.runner.comparators.hints import HINTS
+from flux_conformance.runner.editions import Edition, Editions, Revision, bundled
 from flux_conformance.runner.engine import Filters
 from flux_conformance.runner.operations import OperationSpec
 
-__all__ = ["FORMAT", "export_suite", "suite_from_export"]
+__all__ = ["FORMAT", "export_suite", "large_integers", "source_of", "suite_from_export"]
 
 #: The export's format name; a change that breaks consumers gets a new number.
 FORMAT = "flux-conformance-export/1"
+
+
+def source_of(case: Case, suite: Suite) -> str:
+    """Where a case is written, as a path from the repository (``cases/rfc22/x.yaml:6``).
+
+    The bundled suite's files are named as the repository holds them, under ``cases/``, an
+    installed copy's too; another suite's as a path from the folder holding it.
+    """
+    from flux_conformance.runner.cases import default_cases_dir
+
+    root = suite.root.resolve()
+    relative = case.file.resolve().relative_to(root).as_posix()
+    folder = "cases" if root == default_cases_dir().resolve() else root.name
+    return f"{folder}/{relative}:{case.line}"
+
+
+def large_integers(value: Any) -> Iterator[int]:
+    """Every integer in ``value`` (a JSON value) past 2**53, which a double cannot hold."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if abs(value) > 2**53:
+            yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from large_integers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from large_integers(item)
 
 
 def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
@@ -39,7 +69,10 @@ def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
     for expected in case.expected:
         item = expected.to_json()
         if expected.kind == "output" and hint is not None:
-            item["hint"] = hint(expected.value, oracle)
+            if getattr(hint, "needs_input", False):
+                item["hint"] = hint(expected.value, oracle, case.input)  # type: ignore[call-arg]
+            else:
+                item["hint"] = hint(expected.value, oracle)
         outcomes.append(item)
     return {
         "id": case.id,
@@ -51,7 +84,6 @@ def _case(case: Case, op: OperationSpec, oracle: Oracle) -> dict[str, Any]:
         "requirements": list(case.requirements),
         "input": case.input,
         "expected": outcomes,
-        "source": f"{case.file.name}:{case.line}",
     }
 
 
@@ -63,7 +95,10 @@ def export_suite(
     filters: Filters,
 ) -> dict[str, Any]:
     """The export document of ``cases`` (selected from ``suite`` by ``filters``)."""
-    comparators = {op.comparator_name: op.comparator_doc for op in suite.operations.values()}
+    # One description per comparator, its own (an operation's comparator_doc says what the
+    # comparator means for that operation; the map must not take whichever came last).
+    used = {op.comparator_name for op in suite.operations.values()}
+    comparators = {name: DESCRIPTIONS[name] for name in used}
     return {
         "format": FORMAT,
         "suite": {
@@ -75,6 +110,11 @@ def export_suite(
             "exported": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "cases": len(cases),
         },
+        "editions": {
+            "default": suite.editions.default,
+            "repository": suite.editions.repository,
+            "editions": [e.to_json() for e in suite.editions.editions],
+        },
         "comparators": dict(sorted(comparators.items())),
         "operations": {name: op.to_json() for name, op in suite.operations.items()},
         "requirements": {
@@ -82,7 +122,11 @@ def export_suite(
             for r in suite.requirements.values()
         },
         "cases": [
-            _case(case, suite.operations[case.operation], oracle(case.edition)) for case in cases
+            {
+                **_case(case, suite.operations[case.operation], oracle(case.edition)),
+                "source": source_of(case, suite),
+            }
+            for case in cases
         ],
     }
 
@@ -122,4 +166,27 @@ def suite_from_export(doc: Mapping[str, Any], *, source: Path) -> Suite:
         )
         for index, raw in enumerate(doc["cases"])
     )
-    return Suite(source, cases, requirements, operations)
+    return Suite(source, cases, requirements, operations, _editions(doc))
+
+
+def _editions(doc: Mapping[str, Any]) -> Editions:
+    """The editions an export lists (an export written before it listed them: the bundled)."""
+    raw = doc.get("editions")
+    if raw is None:
+        return bundled()
+    return Editions(
+        default=raw["default"],
+        repository=raw["repository"],
+        editions=tuple(
+            Edition(
+                name=e["name"],
+                aliases=tuple(e["aliases"]),
+                summary=e["summary"],
+                revisions={
+                    spec: Revision(r["commit"], r["date"], r.get("note"))
+                    for spec, r in e["revisions"].items()
+                },
+            )
+            for e in raw["editions"]
+        ),
+    )

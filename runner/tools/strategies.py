@@ -328,6 +328,124 @@ def _shape_parse() -> st.SearchStrategy[Any]:
     return st.fixed_dictionaries({"shape": near_valid(text, "[];/{}=,: x")})
 
 
+# -- sched.allocate: small pools and the request shapes the suite's rules judge ----------------
+
+_PROPERTY_NAMES = ("ssd", "gpu", "big", "+queue")
+
+
+def _ids(values: Any) -> str:
+    return ",".join(map(str, values))
+
+
+def _entry(rank: int, cores: Any, gpus: Any) -> dict[str, Any]:
+    children = {"core": _ids(cores)}
+    if gpus:
+        children["gpu"] = _ids(gpus)
+    return {"rank": str(rank), "children": children}
+
+
+@st.composite
+def _pool_and_taken(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A pool of 1-6 ranks (own core and GPU counts, a few properties) and what is taken."""
+    size = draw(st.integers(1, 6))
+    ranks = []
+    taken = []
+    for rank in range(size):
+        cores, gpus = draw(st.integers(1, 8)), draw(st.integers(0, 2))
+        ranks.append((rank, cores, gpus))
+        held_cores = draw(st.sets(st.integers(0, cores - 1), max_size=cores))
+        held_gpus = draw(st.sets(st.integers(0, gpus - 1), max_size=gpus)) if gpus else set()
+        if held_cores or held_gpus:
+            taken.append((rank, sorted(held_cores), sorted(held_gpus)))
+    properties = {}
+    for name in _PROPERTY_NAMES:
+        holders = draw(st.sets(st.integers(0, size - 1)))
+        if holders:
+            properties[name] = _ids(sorted(holders))
+    pool = {
+        "version": 1,
+        "execution": {
+            "R_lite": [_entry(r, range(c), range(g)) for r, c, g in ranks],
+            "nodelist": [",".join(f"n{r}" for r, _, _ in ranks)],
+            **({"properties": properties} if properties else {}),
+        },
+    }
+    allocated = [
+        {"version": 1, "execution": {"R_lite": [_entry(r, c, g)], "nodelist": [f"n{r}"]}}
+        for r, c, g in taken
+    ]
+    return pool, draw(st.sampled_from((allocated, [], allocated[:1])))
+
+
+_alloc_count = st.one_of(
+    st.integers(1, 4),
+    st.sampled_from(("1+", "2+", "1-3", "2-4", "1-8:2", "1-8:2:*", "2-16:2:^", "2,4")),
+    st.sampled_from(
+        (
+            {"min": 1},
+            {"min": 2},
+            {"min": 1, "max": 3, "operator": "+", "operand": 1},
+            {"min": 1, "max": 6, "operator": "*", "operand": 2},
+        )
+    ),
+)
+
+
+def _leaf(kind: str) -> st.SearchStrategy[dict[str, Any]]:
+    counts = st.one_of(st.integers(1, 3), _alloc_count)
+    return st.builds(lambda n: {"type": kind, "count": n}, counts)
+
+
+@st.composite
+def _allocation_request(draw: st.DrawFn) -> dict[str, Any]:
+    """A pool, what is taken, and a jobspec of one of the shapes the comparator's rules judge.
+
+    Shapes: node > slot > core/gpu (the node exclusive or not), slot > core/gpu, and
+    slot > node > core/gpu; counts fixed, min-only, ranged (``+``, ``*``, ``^``) or an idset;
+    a properties constraint, a duration and ``now`` now and then.
+    """
+    pool, allocated = draw(_pool_and_taken())
+    inner = [draw(_leaf("core"))]
+    if draw(st.booleans()):
+        inner.append(draw(_leaf("gpu")))
+    shape = draw(st.sampled_from(("node-slot", "slot", "slot-node")))
+    vertex: dict[str, Any]
+    if shape == "node-slot":
+        slot = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": inner}
+        vertex = {"type": "node", "count": draw(_alloc_count), "with": [slot]}
+        if draw(st.booleans()):
+            vertex["exclusive"] = draw(st.booleans())
+    elif shape == "slot":
+        vertex = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": inner}
+    else:
+        node: dict[str, Any] = {"type": "node", "count": draw(st.integers(1, 2)), "with": inner}
+        if draw(st.booleans()):
+            node["exclusive"] = False
+        vertex = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": [node]}
+    system: dict[str, Any] = {"duration": draw(st.sampled_from((0, 0, 60, 0.5)))}
+    if draw(st.booleans()):
+        names = st.sampled_from(("ssd", "^ssd", "gpu", "^big", "+queue"))
+        system["constraints"] = {"properties": draw(st.lists(names, max_size=2))}
+    value: dict[str, Any] = {
+        "pool": pool,
+        "jobspec": {
+            "version": 1,
+            "resources": [vertex],
+            "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
+            "attributes": {"system": system},
+        },
+    }
+    if allocated:
+        value["allocated"] = allocated
+    if draw(st.booleans()):
+        value["now"] = draw(st.sampled_from((0, 1000, 1000.5)))
+    return value
+
+
+def _sched_allocate() -> st.SearchStrategy[Any]:
+    return _allocation_request()
+
+
 #: Operation name -> a function returning its strategy.
 STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "idset.decode": _idset_decode,
@@ -341,4 +459,5 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "slurm.extra.select": _slurm_select,
     "constraint.parse_query": _parse_query,
     "shape.parse": _shape_parse,
+    "sched.allocate": _sched_allocate,
 }

@@ -2,11 +2,10 @@
 
 Two ways in, both optional and both through ctypes:
 
-* libflux-idset and libflux-hostlist of a build installed under ``$FLUX_CORE_PREFIX``
-  (default ``/work/impl/flux-core-0.88``);
+* libflux-idset and libflux-hostlist of a build installed under ``$FLUX_CORE_PREFIX``;
 * ``librlist``, which flux-core never installs: ``build_rlist_probe.sh`` links it from a built
-  source tree into one shared object (``$FLUX_RLIST_PROBE``, default
-  ``/work/impl/rlist-probe/librlist-probe.so``), called here through ctypes.
+  source tree into one shared object (``$FLUX_RLIST_PROBE``, by default
+  ``$FLUX_CORE_PREFIX/lib/librlist-probe.so``), called here through ctypes.
 
 :func:`available` says what was found and why not; nothing here is a dependency of the suite.
 """
@@ -22,8 +21,8 @@ from typing import Any
 
 __all__ = ["Ids", "Rlist", "available", "ids", "others", "rlist"]
 
-DEFAULT_PREFIX = "/work/impl/flux-core-0.88"
-DEFAULT_PROBE = "/work/impl/rlist-probe/librlist-probe.so"
+#: Where the probe is looked for, under the build's prefix, when FLUX_RLIST_PROBE is unset.
+PROBE_IN_PREFIX = "lib/librlist-probe.so"
 
 _why: dict[str, str] = {}
 
@@ -65,7 +64,10 @@ class Ids:
 
 def ids() -> Ids | None:
     """libflux-idset and libflux-hostlist of ``$FLUX_CORE_PREFIX``, or None."""
-    prefix = Path(os.environ.get("FLUX_CORE_PREFIX", DEFAULT_PREFIX))
+    if not os.environ.get("FLUX_CORE_PREFIX"):
+        _why["ids"] = "FLUX_CORE_PREFIX is not set (implementations/flux-core/build.sh)"
+        return None
+    prefix = Path(os.environ["FLUX_CORE_PREFIX"])
     try:
         return Ids(prefix)
     except OSError as exc:
@@ -166,8 +168,9 @@ class Rlist:
 
 def rlist() -> Rlist | None:
     """The librlist probe, or None (see :func:`available`)."""
-    path = os.environ.get("FLUX_RLIST_PROBE", DEFAULT_PROBE)
-    if not Path(path).exists():
+    prefix = os.environ.get("FLUX_CORE_PREFIX")
+    path = os.environ.get("FLUX_RLIST_PROBE") or (f"{prefix}/{PROBE_IN_PREFIX}" if prefix else "")
+    if not path or not Path(path).exists():
         _why["rlist"] = (
             f"no librlist probe at {path} (tests/benchmarks/build_rlist_probe.sh builds one "
             "from a built flux-core tree)"

@@ -1,4 +1,4 @@
-"""Fragmented workloads (issue 11): R documents shaped like a real cluster's allocations.
+"""Fragmented workloads: R documents shaped like a real cluster's allocations.
 
 Every figure comes from one fixed seed, so the documents are the same on every run:
 

@@ -60,8 +60,15 @@ def main(benches: Sequence[Bench], argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-third-party", action="store_true", help="time the reference only (much quicker)"
     )
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the figures, the date and the machine as JSON (tests/readme.py "
+        "renders the README's table from it)",
+    )
     args = parser.parse_args(argv)
     failed = False
+    rows: list[dict[str, object]] = []
     print(f"{'benchmark':58} {'ours':>10} {'target':>10}  verdict  third party")
     for bench in benches:
         if args.only not in bench.name:
@@ -73,13 +80,53 @@ def main(benches: Sequence[Bench], argv: Sequence[str] | None = None) -> int:
             verdict = "ok" if ours <= bench.target else "MISSED"
             failed |= ours > bench.target
         extra = []
+        figures: dict[str, float] = {}
         for name, other in ({} if args.no_third_party else bench.others).items():
             once = bench.others_repeat == 1
             theirs = measure(other, bench.others_repeat or repeat, warm_up=not once)
+            figures[name] = theirs
             extra.append(f"{name} {_fmt(theirs)} (x{theirs / ours:.1f} ours)")
+        rows.append({"name": bench.name, "ours": ours, "target": bench.target, "others": figures})
         target = _fmt(bench.target) if bench.target is not None else "-"
         print(f"{bench.name:58} {_fmt(ours):>10} {target:>10}  {verdict:7}  {'; '.join(extra)}")
         if bench.stats:
             print(f"    ({bench.stats})")
     sys.stdout.flush()
+    if args.json:
+        _write_json(args.json, rows)
     return 1 if failed else 0
+
+
+def _write_json(path: str, rows: list[dict[str, object]]) -> None:
+    """The figures with when and where they were measured."""
+    import datetime as dt
+    import json
+    import os
+    import platform
+
+    machine = {
+        "cpus": os.cpu_count(),
+        "processor": _cpu_model() or platform.machine(),
+        "system": platform.platform(terse=True),
+        "python": platform.python_version(),
+        "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+    doc = {
+        "measured": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
+        "machine": machine,
+        "benchmarks": rows,
+    }
+    with open(path, "w", encoding="utf-8") as stream:
+        json.dump(doc, stream, indent=1)
+        stream.write("\n")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as stream:
+            for line in stream:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""

@@ -1,9 +1,9 @@
-"""Benchmark: R and constraints on fragmented data, as a real cluster's allocations are (issue 11).
+"""Benchmark: R and constraints on fragmented data, as a real cluster's allocations are.
 
 The workloads are described in :mod:`_fragmented` (16,384 ranks x 48 cores, 64 scattered
 properties, allocations of 9,830 scattered ranks each holding its own subset of cores).  Every
 figure takes JSON text in, as an implementation under test receives it, and the set operations
-return JSON text.  Targets (issue 11): R.decode under 350 ms; constraint.match under 150 ms
+return JSON text.  Targets: R.decode under 350 ms; constraint.match under 150 ms
 with the R validated and decoded, under 60 ms against an R already decoded; R.union, R.diff
 and R.intersect under 400 ms each.
 
@@ -58,7 +58,7 @@ def _c(name: str, func: Callable[[Any], object]) -> dict[str, Callable[[], objec
 
 def _match_held() -> list[int]:
     compiled, _ = constraint.compile_constraint(json.loads(CONSTRAINT_TEXT))
-    # (Before issue 11 the reference had only the private _evaluate: kept for side-by-side runs.)
+    # (Before the fast paths the reference had only the private _evaluate: kept for side-by-side runs.)
     evaluate = getattr(constraint, "evaluate", None) or constraint._evaluate  # type: ignore[attr-defined]
     return evaluate(compiled, _HELD).to_list()
 

@@ -1,6 +1,6 @@
 """Benchmark: RFC 46 shapes and RFC 14 jobspec validation in the reference.
 
-Targets (from issue 3): parsing a 1,000-vertex shape and validating a jobspec with 1,000
+Targets: parsing a 1,000-vertex shape and validating a jobspec with 1,000
 resource vertices, each under 50 ms.  Two shapes are timed: a flat one (one slot holding 999
 siblings) and a mixed one (100 labelled slots of 10 vertices each, with every count form,
 braces and nested levels).  The parser reads each distinct count once (a small cache), so

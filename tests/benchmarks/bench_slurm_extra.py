@@ -1,6 +1,6 @@
 """Benchmark: Slurm --extra expressions in the reference.
 
-Target (issue 5): ``slurm.extra.select`` of a 10-term expression over 10,000 nodes in under
+Target: ``slurm.extra.select`` of a 10-term expression over 10,000 nodes in under
 100 ms, Extra decoding included.  The other rows show where that time goes (parsing once, JSON
 decoding, evaluation) and the cost of the longest and deepest expressions Slurm accepts.
 """

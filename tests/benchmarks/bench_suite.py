@@ -1,6 +1,6 @@
 """Benchmark: the whole suite against the reference, in-process and through a subprocess.
 
-Targets (issue 2): in-process under 2 s on the project's 2-core machine (loading and checking
+Targets: in-process under 2 s on the project's 2-core machine (loading and checking
 every case file included), and the subprocess transport under twice the in-process time.
 """
 

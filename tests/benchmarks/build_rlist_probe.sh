@@ -6,13 +6,14 @@
 # usage: build_rlist_probe.sh BUILD_TREE PREFIX [OUT]
 #   BUILD_TREE  a flux-core source tree already built with `make` (src/common/*/.libs/*.a)
 #   PREFIX      where that build was installed (lib/libflux-core.so)
-#   OUT         the shared object to write (default /work/impl/rlist-probe/librlist-probe.so)
+#   OUT         the shared object to write (default PREFIX/lib/librlist-probe.so, where the
+#               benchmarks look when FLUX_RLIST_PROBE is unset)
 # Needs the Debian packages gcc and libjansson-dev (flux-core's own build needs them too).
 # Nothing is written inside this repository.
 set -eu
 tree=$1
 prefix=$2
-out=${3:-/work/impl/rlist-probe/librlist-probe.so}
+out=${3:-$prefix/lib/librlist-probe.so}
 c="$tree/src/common"
 mkdir -p "$(dirname "$out")"
 gcc -shared -o "$out" \

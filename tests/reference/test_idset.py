@@ -223,7 +223,7 @@ def test_decode_never_crashes(text: str) -> None:
     assert IdSet.decode(result.encode()) == result
 
 
-# -- issue 11: the bulk decoders and bitsets must agree with the rules and with Python sets ---
+# -- fast paths: the bulk decoders and bitsets must agree with the rules and with Python sets ---
 
 
 def _by_the_rules(text: str) -> IdSet | type[Exception]:
@@ -387,7 +387,7 @@ def test_to_list_expands_ranges_and_single_ids() -> None:
     assert IdSet().to_list() == []
 
 
-# -- issue 11: idset.decode reads a long list of single ids straight to a list -----------------
+# -- fast paths: idset.decode reads a long list of single ids straight to a list -----------------
 
 
 @given(

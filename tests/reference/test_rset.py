@@ -29,6 +29,9 @@ def r_doc(
 
 
 # RFC 20's example R, as the suite encodes it (verbatim).
+#: The edition before RFC 14 f04092b and RFC 20 8da980e.
+OLD = "2025-07-31"
+
 EXAMPLE_DOC: dict[str, Any] = case_inputs("rfc20/R.validate.yaml", "R.validate.rfc-example")[
     "R.validate.rfc-example"
 ]
@@ -42,9 +45,49 @@ def test_example_decodes_to_four_ranks() -> None:
 
 
 def test_reserved_key_draws_a_warning_naming_it() -> None:
-    assert rset.validate(EXAMPLE_DOC) == [
+    # nslots is defined since RFC 20 8da980e; before, the key was reserved.
+    assert rset.validate(EXAMPLE_DOC) == []
+    assert rset.validate(EXAMPLE_DOC, edition=OLD) == [
         "execution.nslots: key reserved for future extensions; ignored"
     ]
+
+
+@pytest.mark.parametrize(
+    ("nslots", "error"),
+    [
+        (0, InvalidError),
+        (-1, InvalidError),
+        (1.5, InvalidError),
+        ("4", InvalidError),
+        (True, InvalidError),
+        (2**64, LimitError),
+    ],
+)
+def test_nslots_is_an_integer_above_zero(nslots: object, error: type[Exception]) -> None:
+    doc = r_doc([("0", {"core": "0"})], ["n0"])
+    doc["execution"]["nslots"] = nslots
+    with pytest.raises(error):
+        rset.validate(doc)
+    assert rset.validate(doc, edition=OLD) == [
+        "execution.nslots: key reserved for future extensions; ignored"
+    ]
+
+
+def test_latest_edition_drops_attributes_and_opens_scheduling() -> None:
+    doc = r_doc([("0", {"core": "0"})], ["n0"])
+    with_attributes = {**doc, "attributes": {"system": {"scheduler": {"queue": "batch"}}}}
+    assert rset.validate(with_attributes) == [
+        "attributes: key reserved for future extensions; ignored"
+    ]
+    assert rset.validate(with_attributes, edition=OLD) == []
+    opaque = {**doc, "scheduling": {"writer": "fluxion", "anything": [1, 2]}}
+    assert rset.validate(opaque) == []
+    with pytest.raises(InvalidError, match="scheduling needs a graph"):
+        rset.validate(opaque, edition=OLD)
+    with pytest.raises(InvalidError, match="writer must be a string"):
+        rset.validate({**doc, "scheduling": {"writer": 5}})
+    with pytest.raises(InvalidError, match="needs execution"):
+        rset.validate({"version": 1, "scheduling": {"writer": "fluxion"}})
 
 
 @pytest.mark.parametrize(
@@ -89,15 +132,22 @@ def test_invalid_documents_name_the_place(doc: Any, message: str) -> None:
         ({"starttime": 100, "expiration": 0}, False),
         ({"starttime": 0.5, "expiration": 0}, False),
         ({"starttime": 100, "expiration": 100.5}, True),
+        ({"starttime": 100, "expiration": 50}, False),
     ],
 )
 def test_only_the_all_zero_pair_means_no_times(times: dict[str, float], valid: bool) -> None:
+    # Before RFC 20 e775b80; since, any time of 0 means unset (so only 100 -> 50 is refused).
     doc = r_doc([("0", {"core": "0"})], ["n0"], **times)
     if valid:
-        assert rset.validate(doc) == []
+        assert rset.validate(doc, edition=OLD) == []
     else:
         with pytest.raises(InvalidError):
+            rset.validate(doc, edition=OLD)
+    if times.get("expiration") == 50:
+        with pytest.raises(InvalidError):
             rset.validate(doc)
+    else:
+        assert rset.validate(doc) == []
 
 
 def test_huge_rank_is_a_limit_not_a_wrap() -> None:
@@ -117,11 +167,16 @@ def test_graph_is_checked_structurally() -> None:
         "unit": "",
     }
     graph = {"nodes": [{"id": "a", "metadata": meta}], "edges": []}
-    assert rset.validate({"version": 1, "scheduling": {"graph": graph}}) == []
-    assert rset.decode({"version": 1, "scheduling": {"graph": graph}}) == []
+    # Before RFC 20 e775b80 an R may be a graph alone, and the graph is RFC 20's JGF.
+    assert rset.validate({"version": 1, "scheduling": {"graph": graph}}, edition=OLD) == []
+    assert rset.decode({"version": 1, "scheduling": {"graph": graph}}, edition=OLD) == []
     edge = {"source": "a", "target": "b", "metadata": {"subsystem": "c", "relationship": "d"}}
+    bad = {"version": 1, "scheduling": {"graph": {**graph, "edges": [edge]}}}
     with pytest.raises(InvalidError, match="edge target 'b' names no vertex"):
-        rset.validate({"version": 1, "scheduling": {"graph": {**graph, "edges": [edge]}}})
+        rset.validate(bad, edition=OLD)
+    # Since, the scheduling key belongs to the scheduler that wrote it: not checked.
+    doc = r_doc([("0", {"core": "0"})], ["n0"])
+    assert rset.validate({**doc, "scheduling": bad["scheduling"]}) == []
 
 
 def test_large_homogeneous_r_stays_one_run() -> None:

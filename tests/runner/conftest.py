@@ -16,3 +16,9 @@ def mini_suite() -> Suite:
 @pytest.fixture(autouse=True)
 def _fakes_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(FAKES))
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # `--version` keeps a cache under $XDG_CACHE_HOME: never the user's own in a test.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))

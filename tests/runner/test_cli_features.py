@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from support import MINI, ROOT
 
-from flux_conformance.runner.cases import default_cases_dir, load_suite
+from flux_conformance.runner.cases import SuiteError, default_cases_dir, load_suite
 from flux_conformance.runner.cli import main
 from flux_conformance.runner.commands._common import checkout_drift
 from flux_conformance.runner.engine import Filters, select
@@ -128,17 +128,17 @@ def test_reports_record_the_run(capsys, tmp_path):
     assert header["suite"]["digest"] == digest
     assert header["suite"]["version"]
     assert header["implementation"]["name"] == "flux-conformance reference"
-    assert header["edition"] == "seed"
+    assert header["edition"] == "2026-08-13"  # the latest, which runs unless told otherwise
     assert header["filters"] == {"exclude_tags": ["range"]}
     assert header["started"]
     props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
     assert props["suite.digest"] == digest
-    assert props["edition"] == "seed"
+    assert props["edition"] == "2026-08-13"
     assert json.loads(props["filters"]) == {"exclude_tags": ["range"]}
     for text in (md.read_text(), html.read_text()):
         assert digest[:12] in text
         assert "exclude_tags range" in text
-        assert "edition seed" in text
+        assert "edition 2026-08-13" in text
 
 
 def test_html_leaves_zero_counts_plain(capsys, tmp_path):
@@ -249,8 +249,9 @@ def test_check_explains_the_editions(capsys):
     assert code == 0
     suite = load_suite()
     common = sum(c.edition is None for c in suite.cases)
-    seed = sum(c.edition == "seed" for c in suite.cases)
-    assert f"{common + seed} under --edition seed" in out
+    for name in suite.editions.names:
+        own = sum(c.edition == name for c in suite.cases)
+        assert f"{common + own} under --edition {name} ({own} of that edition only)" in out
 
 
 def test_a_missing_expectations_file_is_one_clean_error(capsys, tmp_path):
@@ -268,3 +269,58 @@ def test_one_version_for_package_reference_and_changelog():
     assert reference.__version__ == runner.__version__
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert f"## {runner.__version__} (" in changelog
+
+
+def test_an_edition_is_chosen_by_name_or_alias_and_listed(capsys):
+    suite = load_suite()
+    old, latest = suite.editions.names
+    assert suite.editions.default == latest
+    for name in (old, "seed"):
+        code, out, _ = _run(
+            capsys, "run", "--edition", name, "--id", "count.values.dict-max-alone-*"
+        )
+        assert code == 0
+        assert f"(edition {old})" in out
+        assert "1 passed" in out
+    code, out, _ = _run(capsys, "run", "--id", "count.values.dict-max-alone-*")
+    assert f"(edition {latest})" in out
+    code, _, err = _run(capsys, "run", "--edition", "2019-01-01")
+    assert code == 2
+    assert "unknown edition '2019-01-01'" in err
+    code, out, _ = _run(capsys, "list", "--editions")
+    assert code == 0
+    for edition in suite.editions.editions:
+        assert edition.name in out
+        for spec, revision in edition.revisions.items():
+            assert f"{spec}: {revision.commit} ({revision.date})" in out
+
+
+def test_a_case_names_an_edition_the_folder_knows(tmp_path):
+    folder = tmp_path / "cases"
+    (folder / "rfc22").mkdir(parents=True)
+    (folder / "rfc22" / "idset.decode.yaml").write_text(
+        "operation: idset.decode\ncases:\n- id: mine.one\n  description: d\n  input: '1'\n"
+        "  output: [1]\n  requirements: [rfc22.ascending]\n  edition: upstream\n"
+    )
+    with pytest.raises(SuiteError) as info:
+        load_suite(folder)
+    (problem,) = info.value.problems
+    assert problem.line == 3
+    assert "edition 'upstream' is not one of" in problem.message
+
+
+def test_a_requirements_file_cites_the_commit_its_editions_follow(tmp_path):
+    folder = tmp_path / "cases"
+    shutil.copytree(ROOT / "cases" / "requirements", folder / "requirements")
+    shutil.copy(ROOT / "cases" / "editions.yaml", folder / "editions.yaml")
+    (folder / "rfc22").mkdir()
+    assert load_suite(folder).cases == ()
+    index = folder / "requirements" / "rfc20.yaml"
+    text = index.read_text()
+    assert "'2026-08-13': 'cfd3836'" in text
+    index.write_text(text.replace("'2026-08-13': 'cfd3836'", "'2026-08-13': '8da980e'"))
+    with pytest.raises(SuiteError) as info:
+        load_suite(folder)
+    (problem,) = info.value.problems
+    assert problem.file == index
+    assert "RFC 20 at 8da980e for edition '2026-08-13', which follows cfd3836" in problem.message

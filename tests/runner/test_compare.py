@@ -349,5 +349,15 @@ def test_compare_reports_record_suite_edition_filters_and_date(capsys, tmp_path)
     text = capsys.readouterr().out
     digest = load_suite(MINI).digest()[:12]
     line = next(x for x in text.splitlines() if x.startswith("flux-conformance "))
-    assert f"(cases {digest}), edition seed, 4 cases; exclude_tags range, run 20" in line
+    assert f"(cases {digest}), edition 2026-08-13, 4 cases; exclude_tags range, run 20" in line
     assert f"(cases {digest})" in page.read_text()
+
+
+def test_clarify_says_which_edition_an_open_point_belongs_to(capsys):
+    code = main(["clarify"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert (
+        "- `R.intersect.instance-local-property-may-go` (R.intersect, edition `2026-08-13` only)"
+        in out
+    )

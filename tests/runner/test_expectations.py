@@ -79,6 +79,10 @@ def test_stale_entry_is_an_error(capsys, tmp_path):
             "unknown fields",
         ),
         ("expect: []\n", "expectations"),
+        (
+            "expectations:\n  - id: x\n    status: xfail\n    reason: r\n    editions: latest\n",
+            "'editions' is a list",
+        ),
     ],
 )
 def test_malformed_files(tmp_path, body, message):
@@ -149,3 +153,23 @@ def test_an_adapter_fault_is_never_excused(capsys, tmp_path, monkeypatch, librar
         )
         capsys.readouterr()
         assert "mini." not in baseline.read_text()
+
+
+def test_an_entry_limited_to_an_edition_applies_only_in_its_runs(capsys, tmp_path):
+    body = (
+        "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: returns []\n"
+        "    editions: ['2025-07-31']\n"
+    )
+    exp = _file(tmp_path, body)
+    impl = ("--impl", "python:inprocess_fakes:Wrong", "--expectations", exp)
+    code, cases, _ = _run(capsys, *impl, "--edition", "2025-07-31")
+    assert {c["outcome"] for c in cases} == {"xfailed"}
+    assert code == 0
+    code, cases, _ = _run(capsys, *impl)  # the latest edition: the entry does not apply
+    assert "failed" in {c["outcome"] for c in cases}
+    assert "xfailed" not in {c["outcome"] for c in cases}
+    assert code == 1
+    wrong = _file(tmp_path, body.replace("2025-07-31", "2019-01-01"))
+    code, _, err = _run(capsys, "--impl", "python:inprocess_fakes:Wrong", "--expectations", wrong)
+    assert code == 2
+    assert "editions ['2019-01-01'] are not all among" in err

@@ -44,6 +44,14 @@ operation                     flux-core API
                               the host (``nodelist``), cores and gpus (``encode``)
                               and properties (``get_properties``)
 ``R.union/diff/intersect``    ``ResourceSet.union / diff / intersect``, ``encode()``
+``sched.allocate``            the scheduler pool of ``sched-simple`` and
+                              ``sched-fifo``: ``flux.resource.ResourcePool(pool)``;
+                              each ``allocated`` R is marked taken with
+                              ``register_alloc(jobid, ResourcePool(R))`` (what a
+                              scheduler does for running jobs when it restarts);
+                              then ``parse_resource_request(jobspec)``,
+                              ``check_feasibility(request)`` and
+                              ``alloc(jobid, request).to_dict()``
 ============================  =====================================================
 
 Unsupported (no flux-core API): ``range.decode`` (flux-core parses RFC 45 strings only as
@@ -70,6 +78,17 @@ Error mapping:
 * validators and R operations: ``ValueError``/``TypeError``/``KeyError`` -> ``invalid``
   (the exceptions ``ResourceSet`` and ``validate_jobspec`` document), and an ``OSError``
   with ``EINVAL`` from ``validate_jobspec``;
+* ``sched.allocate``: the scheduler pool is judged on its own (job-ingest's V1 validator, which
+  refuses every range count, is not put in front of it).  A pool or allocated R that
+  ``ResourcePool`` or ``register_alloc`` refuses -> ``invalid``; a jobspec that
+  ``parse_resource_request`` refuses -> ``invalid``, except "Unable to determine slot
+  count/size" (a request without a slot or without cores, which its request model cannot
+  express) -> ``unsupported`` with that reason; ``InfeasibleRequest`` -> ``unsatisfiable``,
+  except the one for a count with discrete values, which says the pool does not support such
+  counts -> ``unsupported``; ``InsufficientResources`` -> ``busy``; a ``ValueError`` from
+  ``alloc`` itself (an unknown constraint operator) -> ``invalid``.  ``now`` has no
+  counterpart (``Rv1Pool`` reads the clock and leaves the times to the job manager), so it
+  is not passed;
 * anything else propagates, and the case is errored (flux-core crashed on that input).
 """
 
@@ -128,12 +147,16 @@ _NEEDS_BUILD = (
     "R.union",
     "R.diff",
     "R.intersect",
+    "sched.allocate",
 )
 
 #: Private names for the wheel's parser modules, so that they never pass for ``flux.*``.
 _WHEEL_PACKAGE = "_flux_conformance_wheel"
 
 _INVALID = (ValueError, TypeError, KeyError)
+
+#: How ``ResourceRequest.from_jobspec`` says a valid jobspec has no slot or no core vertex.
+_CANNOT_EXPRESS = "Unable to determine slot"
 
 #: The smallest jobspec flux-core accepts; ``constraint.validate`` puts the constraint in it.
 #: flux-core refuses a jobspec without ``attributes.system.duration`` (0 is unlimited).
@@ -323,6 +346,9 @@ class FluxCore(ThirdPartyImplementation):
             self._validate_jobspec = job.validate_jobspec
             handlers["jobspec.validate"] = self._jobspec_validate
             handlers["constraint.validate"] = self._constraint_validate
+            if resource is not None and hasattr(resource, "ResourcePool"):
+                self._ResourcePool = resource.ResourcePool
+                handlers["sched.allocate"] = self._sched_allocate
         shape = _optional("flux.shape.parser")
         if shape is not None:
             self._shape = shape
@@ -542,3 +568,33 @@ class FluxCore(ThirdPartyImplementation):
             return sorted(int(r) for r in matched.ranks)
 
         return self._guarded(answer)
+
+    # -- scheduling ---------------------------------------------------------------------
+
+    def _sched_allocate(self, value: Any) -> Mapping[str, Any]:
+        pool_class = self._ResourcePool
+        try:
+            pool = pool_class(json.dumps(value["pool"]))
+            for jobid, taken in enumerate(value.get("allocated", []), start=1):
+                pool.register_alloc(jobid, pool_class(json.dumps(taken)))
+        except _INVALID as exc:
+            return error("invalid", exc)
+        try:
+            request = pool.parse_resource_request(value["jobspec"])
+        except _INVALID as exc:
+            if str(exc).startswith(_CANNOT_EXPRESS):
+                return unsupported(f"flux-core's scheduler cannot express this request: {exc}")
+            return error("invalid", exc)
+        try:
+            pool.check_feasibility(request)
+            allocation = pool.alloc(len(value.get("allocated", [])) + 1, request)
+        except pool_class.InsufficientResources as exc:
+            return error("busy", exc)
+        except pool_class.InfeasibleRequest as exc:
+            if "does not support" in str(exc):
+                return unsupported(f"flux-core's scheduler: {exc}")
+            return error("unsatisfiable", exc)
+        except _INVALID as exc:
+            # Raised by the pool's own checks of the request (a constraint it cannot read).
+            return error("invalid", exc)
+        return output(allocation.to_dict())

@@ -1,0 +1,161 @@
+"""Editions: which revision of each spec text a case follows.
+
+The specs change (RFC 14 made ``max`` optional, RFC 20 gained ``nslots``...), and a case can
+hold under one revision and not under the next.  ``editions.yaml`` at the top of a case folder
+names each edition by a date, with the flux-framework/rfc commit of every RFC it follows; a
+case that holds under one edition only says which, and a run follows one edition (the file's
+``default``, the latest, unless ``--edition`` names another or one of its aliases).
+
+A case folder without its own ``editions.yaml`` follows the bundled one.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flux_conformance.runner.errors import ConformanceError
+
+__all__ = ["Edition", "EditionError", "Editions", "Revision", "bundled", "load_editions"]
+
+#: The file, at the top of a case folder, that lists its editions.
+FILE_NAME = "editions.yaml"
+
+
+class EditionError(ConformanceError):
+    """An edition name that no edition has, or an ``editions.yaml`` that does not load.
+
+    ``line`` is the line of the problem in the file.
+    """
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Revision:
+    """The text of one spec that an edition follows: a commit of the spec's repository."""
+
+    commit: str
+    date: str
+    note: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.commit} ({self.date})" + (f", {self.note}" if self.note else "")
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One edition: its name, other names, what it is, and the revision of each spec."""
+
+    name: str
+    aliases: tuple[str, ...]
+    summary: str
+    revisions: Mapping[str, Revision]
+
+    def to_json(self) -> dict[str, Any]:
+        """The edition as the export and ``list --editions --json`` write it."""
+        return {
+            "name": self.name,
+            "aliases": list(self.aliases),
+            "summary": self.summary,
+            "revisions": {
+                spec: {"commit": r.commit, "date": r.date, **({"note": r.note} if r.note else {})}
+                for spec, r in self.revisions.items()
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Editions:
+    """Every edition a case folder knows, and the one a run follows by default."""
+
+    default: str
+    repository: str
+    editions: tuple[Edition, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The editions' own names (not their aliases), oldest first."""
+        return tuple(e.name for e in self.editions)
+
+    def named(self, name: str) -> Edition:
+        """The edition called ``name`` (its own name or an alias)."""
+        return next(e for e in self.editions if e.name == self.resolve(name))
+
+    def resolve(self, name: str | None) -> str:
+        """The own name of the edition ``name`` stands for (None: the default).
+
+        Raises :class:`EditionError` for a name no edition has.
+        """
+        if name is None:
+            return self.default
+        for edition in self.editions:
+            if name == edition.name or name in edition.aliases:
+                return edition.name
+        known = ", ".join(
+            f"{e.name}" + (f" ({', '.join(e.aliases)})" if e.aliases else "") for e in self.editions
+        )
+        raise EditionError(f"unknown edition {name!r}; the editions are {known}")
+
+    def commit_url(self, edition: str, spec: str, path: str) -> str | None:
+        """A link to ``path`` at the commit ``edition`` follows for ``spec``.
+
+        None when the edition names no revision of that spec.
+        """
+        revision = self.named(edition).revisions.get(spec)
+        if revision is None:
+            return None
+        return f"{self.repository}/blob/{revision.commit}/{path}"
+
+
+def load_editions(path: Path) -> Editions:
+    """Read and check an ``editions.yaml``; raises :class:`EditionError` with the line."""
+    import jsonschema
+
+    from flux_conformance.runner._schemas import schema
+    from flux_conformance.runner._yaml import YamlError, load_document
+
+    try:
+        doc = load_document(path)
+    except YamlError as exc:
+        first = exc.problems[0] if exc.problems else None
+        raise EditionError(
+            first.message if first else str(exc), first.line if first else 1
+        ) from None
+    validator = jsonschema.Draft202012Validator(schema("editions.json"))
+    for error in validator.iter_errors(doc.data):
+        where = list(error.absolute_path)
+        raise EditionError(error.message, doc.line_of(where))
+    data = doc.data
+    editions = tuple(
+        Edition(
+            name=item["name"],
+            aliases=tuple(item.get("aliases", ())),
+            summary=" ".join(item["summary"].split()),
+            revisions={
+                spec: Revision(r["commit"], r["date"], r.get("note"))
+                for spec, r in item["revisions"].items()
+            },
+        )
+        for item in data["editions"]
+    )
+    names = [e.name for e in editions] + [a for e in editions for a in e.aliases]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise EditionError(f"an edition name or alias is given twice: {twice}")
+    if data["default"] not in [e.name for e in editions]:
+        raise EditionError(f"the default {data['default']!r} is no edition's name")
+    return Editions(default=data["default"], repository=data["repository"], editions=editions)
+
+
+@functools.cache
+def bundled() -> Editions:
+    """The editions of the bundled case folder."""
+    from flux_conformance.runner._cases_dir import default_cases_dir
+
+    return load_editions(default_cases_dir() / FILE_NAME)

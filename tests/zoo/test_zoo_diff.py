@@ -1,0 +1,65 @@
+"""``flux-conformance diff`` finds zoo members by itself, in seconds.
+
+The cases catch every member (test_zoo.py); this checks the other tool that finds missing
+cases: a bounded differential run of the reference against a wrong implementation must find a
+disagreement, and write it as a case.  The members chosen span the operations that have input
+strategies and the kinds of bug (off-by-one at the end of long ranges, wrapping, sorting,
+padding, defaults, precedence, trimming).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from flux_conformance.runner.cli import main
+from zoo.members import MEMBERS
+
+FOUND_BY_DIFF = (
+    "idset.decode/long-range-drops-last",
+    "idset.decode/wraps-at-2-32",
+    "hostlist.decode/padding-per-element",
+    "range.decode/default-operator-star",
+    "constraint.parse_query/or-binds-tighter",
+    "slurm.extra.match/missing-key-not-equal",
+)
+
+
+def test_the_chosen_members_exist() -> None:
+    assert set(FOUND_BY_DIFF) <= {m.name for m in MEMBERS}
+
+
+@pytest.mark.parametrize("name", FOUND_BY_DIFF)
+def test_diff_finds_the_member(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    operation = name.split("/", maxsplit=1)[0]
+    attribute = re.sub(r"\W", "_", name.replace("/", "__"))
+    out = tmp_path / "found.yaml"
+    status = main(
+        [
+            "diff",
+            "--impl",
+            f"python:zoo.members:{attribute}",
+            "-o",
+            operation,
+            "--seed",
+            "1",
+            "--examples",
+            "200",
+            "--seconds",
+            "30",
+            "--max",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert status == 1, err
+    cases = yaml.safe_load(out.read_text())["cases"]
+    assert len(cases) == 1
+    assert cases[0]["id"].startswith(f"{operation}.diff-")
