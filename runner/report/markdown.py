@@ -12,9 +12,10 @@ __all__ = ["MarkdownReporter", "md_code", "md_escape"]
 
 # Any ASCII punctuation character may be backslash-escaped in CommonMark, and an escaped one
 # is literal.  These are the ones that start emphasis, code, links, raw HTML (``<img>``,
-# ``<details>``), entities, headings or table cells; the rest read the same either way (an
-# underscore stays as it is: it is common in names, and emphasis is no injection).
-_ACTIVE = re.compile(r"([\\`*{}\[\]<>#+!|~&])")
+# ``<details>``), entities, headings or table cells; the rest read the same either way where
+# the text never starts a line (an underscore, a plus and a bang stay as they are: they are
+# common in names and dates, and emphasis is no injection).
+_ACTIVE = re.compile(r"([\\`*{}\[\]<>#|~&])")
 
 
 def md_escape(text: str, limit: int | None = None) -> str:
