@@ -120,6 +120,12 @@ def _items(path: str, pairs: Iterator[tuple[Any, tuple[Any, Any]]]) -> Iterator[
         yield f"{path}[{key}]", want, got
 
 
+def _entries(path: str, want: dict[Any, Any], got: dict[Any, Any]) -> Iterator[Any]:
+    # A function, not a generator expression: the names are bound now, not when iterated.
+    for key, value in want.items():
+        yield f"{path}[{key!r}]", value, got[key]
+
+
 def first_difference(expected: Any, actual: Any, *, budget: int = 10_000_000) -> str:
     """The path of the first place where ``actual`` differs from ``expected`` (JSON equality).
 
@@ -146,7 +152,7 @@ def first_difference(expected: Any, actual: Any, *, budget: int = 10_000_000) ->
                 missing = sorted(map(str, want.keys() - got.keys()))[:5]
                 extra = sorted(map(str, got.keys() - want.keys()))[:5]
                 return shown(f"{path}: keys differ (missing {missing}, unexpected {extra})", 500)
-            frames.append(_items(path, ((repr(k), (want[k], got[k])) for k in want)))
+            frames.append(_entries(path, want, got))
         elif want != got:
             return shown(f"{path}: expected {_brief(want)}, got {_brief(got)}", 500)
     return "no difference found within the walk's budget"
