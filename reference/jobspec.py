@@ -549,7 +549,7 @@ def _jobspec_from_shape(value: Any, *, edition: str) -> dict[str, Any]:
             raise _fail((), f"input must have {key!r}")
     shape = _string(spec["shape"], ("shape",))
     _string_list(spec["command"], ("command",), non_empty=True)
-    # An optional key that is present must hold a value of its type: null is not "absent".
+    # An optional key is either absent or of its schema's type: null is not "not given".
     tasks = None
     if "tasks" in spec:
         tasks = _object(spec["tasks"], ("tasks",))

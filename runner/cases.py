@@ -485,8 +485,11 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     names = editions.names if editions else ()
     for file, line, spec, commits in cited if editions else ():
         for name, commit in commits.items():
-            known = editions if name in names else None
-            revision = known.named(name).revisions.get(spec) if known else None
+            revision = (
+                editions.named(name).revisions.get(spec)
+                if editions is not None and name in names
+                else None
+            )
             if revision is None or revision.commit != commit:
                 follows = f"follows {revision.commit}" if revision else "is no edition of it"
                 problems.append(

@@ -1,9 +1,18 @@
 """The ``flux-conformance`` command: builds the parser from :mod:`runner.commands` and runs one.
 
-Exit status: 0 when nothing failed or errored, 1 when something did, 2 for a usage error
-or a suite that cannot load (every problem is printed with file and line), 141 when the
-reader of stdout goes away (``flux-conformance list | head``), without a traceback.  Every error a
-command raises on purpose is a :class:`~runner.errors.ConformanceError`, caught here once.
+Exit statuses, the same for every command (and the pytest plugin; docs/verdicts.md):
+
+* 0 -- the implementation conforms on what was run;
+* 1 -- it does not conform: a case failed, errored or passed against its expectations file, a
+  required operation (``--require-operation``, ``--require-all``) was not run, or nothing ran;
+* 2 -- a usage error, or a case, requirements or expectations file that does not load (every
+  problem is printed with file and line);
+* 3 -- the implementation could not be run: not installed, does not start or greet, or answers
+  no trivial request (checked before the first case);
+* 141 -- the reader of stdout went away (``flux-conformance list | head``), without a traceback.
+
+Every error a command raises on purpose is a :class:`~runner.errors.ConformanceError`, caught
+here once, and carries its exit status.
 
 Signals: SIGTERM (``timeout``, ``docker stop``, a CI cancel) and SIGHUP stop a command as
 SIGINT does: the case under way is abandoned, the implementation is killed, and every report
@@ -64,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flux-conformance",
         description="Conformance suite for Flux RFC 14/20/22/29/31/35/45/46 formats and "
         "Slurm --extra expressions.",
+        epilog="Exit status: 0 conforms, 1 does not conform, 2 usage or case-file error, "
+        "3 the implementation could not be run.",
     )
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)

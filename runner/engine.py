@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from flux_conformance.runner.adapters.base import Adapter, Reply
+from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
 from flux_conformance.runner.bounds import too_large_to_judge
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.comparators import Oracle, OracleFailure
@@ -28,6 +28,7 @@ __all__ = [
     "Filters",
     "OracleFactory",
     "Outcome",
+    "Scope",
     "Summary",
     "judge",
     "run_cases",
@@ -36,7 +37,11 @@ __all__ = [
 
 
 class Outcome(StrEnum):
-    """What became of a case."""
+    """What became of a case.
+
+    ``unchecked`` is a refusal whose category the implementation did not say (error category
+    ``unknown``) where the case expects a refusal: counted as a refusal, never as a full pass.
+    """
 
     PASSED = "passed"
     FAILED = "failed"
@@ -44,6 +49,7 @@ class Outcome(StrEnum):
     SKIPPED = "skipped"
     XFAILED = "xfailed"
     XPASSED = "xpassed"
+    UNCHECKED = "unchecked"
 
     @property
     def is_bad(self) -> bool:
@@ -154,31 +160,123 @@ def select(cases: Iterable[Case], filters: Filters) -> list[Case]:
     return [c for c in cases if filters.accepts(c)]
 
 
+@dataclass(frozen=True)
+class Scope:
+    """How much of the suite a run covered, for verdicts that say so.
+
+    An operation is *run* when at least one of its cases was answered (not skipped), and
+    *unsupported* when none was and the implementation answered ``unsupported`` to those it
+    was asked (an expectations file may keep some from being asked).
+    ``operations`` and ``cases`` count the whole suite (for the run's edition), whatever
+    the filters selected.
+    """
+
+    operations: int
+    cases: int
+    selected_operations: tuple[str, ...]
+    run_operations: tuple[str, ...]
+    unsupported_operations: tuple[str, ...]
+    cases_run: int
+    unchecked: int
+
+    def describe(self) -> str:
+        """``on 2 of 21 operations (114 of 1,624 cases); 19 operations unsupported``."""
+        text = (
+            f"on {len(self.run_operations)} of {self.operations} operations "
+            f"({self.cases_run:,} of {self.cases:,} cases)"
+        )
+        unsupported = len(self.unsupported_operations)
+        if unsupported:
+            text += f"; {unsupported} operation{'s' * (unsupported != 1)} unsupported"
+        others = self.operations - len(self.selected_operations)
+        if others > 0:
+            text += f"; {others} not selected"
+        if self.unchecked:
+            text += f"; {self.unchecked:,} refused without a category (category not checked)"
+        return text
+
+    @property
+    def partial(self) -> bool:
+        """Whether fewer than half of the suite's operations were run (the badge's rule)."""
+        return 2 * len(self.run_operations) < self.operations
+
+    def to_json(self) -> dict[str, Any]:
+        """The scope as JSON (the JSON report's footer)."""
+        return {
+            "operations": self.operations,
+            "cases": self.cases,
+            "selected_operations": list(self.selected_operations),
+            "run_operations": list(self.run_operations),
+            "unsupported_operations": list(self.unsupported_operations),
+            "cases_run": self.cases_run,
+            "unchecked": self.unchecked,
+            "text": self.describe(),
+        }
+
+
 @dataclass
 class Summary:
-    """Counts per outcome, overall and per operation."""
+    """Counts per outcome, overall and per operation, and what the run covered.
+
+    ``suite_operations`` and ``suite_cases`` are the whole suite's counts for the run's
+    edition (the denominators of :meth:`scope`); left at zero, the selection stands in.
+    """
 
     total: Counter[str] = field(default_factory=Counter)
     by_operation: dict[str, Counter[str]] = field(default_factory=dict)
+    suite_operations: int = 0
+    suite_cases: int = 0
+    #: Per operation, how many cases the implementation answered ``unsupported``.
+    unsupported: Counter[str] = field(default_factory=Counter)
 
     def add(self, result: CaseResult) -> None:
         """Count one result."""
         self.total[result.outcome.value] += 1
         self.by_operation.setdefault(result.case.operation, Counter())[result.outcome.value] += 1
+        if result.reply is not None and result.reply.kind == "unsupported":
+            self.unsupported[result.case.operation] += 1
 
     @property
     def ok(self) -> bool:
-        """True when nothing failed, errored or passed unexpectedly."""
-        return not any(self.total[o.value] for o in Outcome if o.is_bad)
+        """True when nothing failed, errored or passed unexpectedly, and something ran."""
+        nothing_bad = not any(self.total[o.value] for o in Outcome if o.is_bad)
+        return nothing_bad and self.cases_run > 0
+
+    @property
+    def cases_run(self) -> int:
+        """Cases answered (not skipped)."""
+        return sum(self.total.values()) - self.total[Outcome.SKIPPED.value]
+
+    def scope(self) -> Scope:
+        """What the run covered (see :class:`Scope`)."""
+        selected = tuple(sorted(self.by_operation))
+        run = tuple(
+            op
+            for op in selected
+            if sum(self.by_operation[op].values()) > self.by_operation[op][Outcome.SKIPPED.value]
+        )
+        # Not run, and what was asked was answered unsupported (an expectations file may
+        # have kept some of its cases from being asked at all).
+        unsupported = tuple(op for op in selected if op not in run and self.unsupported[op])
+        return Scope(
+            operations=self.suite_operations or len(selected),
+            cases=self.suite_cases or sum(self.total.values()),
+            selected_operations=selected,
+            run_operations=run,
+            unsupported_operations=unsupported,
+            cases_run=self.cases_run,
+            unchecked=self.total[Outcome.UNCHECKED.value],
+        )
 
     def to_json(self) -> dict[str, Any]:
-        """Counts as JSON: ``{"total": {...}, "operations": {op: {...}}}``."""
+        """Counts as JSON: ``{"total": {...}, "operations": {op: {...}}, "scope": {...}}``."""
         return {
             "total": {o.value: self.total[o.value] for o in Outcome},
             "operations": {
                 op: {o.value: counts[o.value] for o in Outcome}
                 for op, counts in sorted(self.by_operation.items())
             },
+            "scope": self.scope().to_json(),
         }
 
 
@@ -222,23 +320,10 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
         return CaseResult(case, Outcome.ERRORED, reply, reply.message, fault=fault)
     if reply.kind == "unsupported":
         return CaseResult(case, Outcome.SKIPPED, reply, reply.message or "unsupported")
+    if reply.kind == "bound":
+        return _judge_bound(case, reply)
     if reply.kind == "error":
-        if any(e.kind == "error" and e.value == reply.value for e in case.expected):
-            return CaseResult(case, Outcome.PASSED, reply)
-        if reply.value not in op.errors:
-            return CaseResult(
-                case,
-                Outcome.FAILED,
-                reply,
-                f"reported error category {reply.value!r}, which {case.operation} does not have "
-                f"(it has {', '.join(op.errors)}); expected {_describe_expected(case)}",
-            )
-        return CaseResult(
-            case,
-            Outcome.FAILED,
-            reply,
-            f"reported error {reply.value!r}; expected {_describe_expected(case)}",
-        )
+        return _judge_error(case, reply, op)
     outputs = [e for e in case.expected if e.kind == "output"]
     too_large = too_large_to_judge([e.value for e in outputs], reply.value)
     if too_large:
@@ -274,6 +359,67 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
     return CaseResult(
         case, Outcome.FAILED, reply, "; ".join(reasons), _diff(outputs[0].value, reply.value)
     )
+
+
+def _judge_error(case: Case, reply: Reply, op: OperationSpec) -> CaseResult:
+    """A refusal: its category against the case's.
+
+    A refusal of category ``unknown`` (the implementation did not say which kind) is counted
+    as a refusal but its category is not checked: *unchecked*, never a full pass.  Where the
+    operation registers a single category, every refusal is of that category, so there is
+    nothing left unchecked.
+    """
+    category = reply.value
+    if category == UNKNOWN_CATEGORY and len(op.errors) == 1:
+        category = next(iter(op.errors))
+    if category == UNKNOWN_CATEGORY:
+        if any(e.kind == "error" for e in case.expected):
+            return CaseResult(
+                case,
+                Outcome.UNCHECKED,
+                reply,
+                f"refused without a category; expected {_describe_expected(case)} "
+                "(refusal counted, category not checked)",
+            )
+        return CaseResult(
+            case,
+            Outcome.FAILED,
+            reply,
+            f"refused (category unknown); expected {_describe_expected(case)}",
+        )
+    if any(e.kind == "error" and e.value == category for e in case.expected):
+        return CaseResult(case, Outcome.PASSED, reply)
+    if category not in op.errors:
+        return CaseResult(
+            case,
+            Outcome.FAILED,
+            reply,
+            f"reported error category {category!r}, which {case.operation} does not have "
+            f"(it has {', '.join(op.errors)}); expected {_describe_expected(case)}",
+        )
+    return CaseResult(
+        case,
+        Outcome.FAILED,
+        reply,
+        f"reported error {category!r}; expected {_describe_expected(case)}",
+    )
+
+
+def _judge_bound(case: Case, reply: Reply) -> CaseResult:
+    """An adapter's own bound: never an answer of the implementation.
+
+    When the implementation was giving an output and the case admits none, that output is
+    wrong whatever it holds: failed.  Otherwise the case was not judged: skipped, saying so.
+    """
+    if reply.value == "output" and not any(e.kind == "output" for e in case.expected):
+        return CaseResult(
+            case,
+            Outcome.FAILED,
+            reply,
+            f"answered with an output (not listed: adapter bound, {reply.message}); "
+            f"expected {_describe_expected(case)}",
+        )
+    return CaseResult(case, Outcome.SKIPPED, reply, f"adapter bound: {reply.message}")
 
 
 def run_cases(

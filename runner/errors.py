@@ -2,13 +2,24 @@
 
 Every error the runner raises on purpose derives from :class:`ConformanceError`, so the command
 line catches one class, prints its :meth:`~ConformanceError.lines` and exits with its
-:attr:`~ConformanceError.exit_status` (2: a usage problem or a suite that cannot load).  The
+:attr:`~ConformanceError.exit_status`.  The exit statuses every command, the pytest plugin and
+the GitHub action share:
+
+* 0 (:data:`EXIT_OK`) -- the implementation conforms on what was run;
+* 1 (:data:`EXIT_FAILED`) -- it does not conform (a case failed, errored or passed unexpectedly,
+  or an operation ``--require-operation`` / ``--require-all`` asks for is unsupported);
+* 2 (:data:`EXIT_USAGE`) -- a usage error, or a case, requirements or expectations file that
+  does not load;
+* 3 (:data:`EXIT_UNRUNNABLE`) -- the implementation could not be run: it is not installed, does
+  not start, does not greet, or answers no trivial request.  The
 classes live beside the code that raises them; this module only gives them their root:
 
 * :class:`runner._yaml.YamlError` -- a YAML file is malformed (with lines);
 * :class:`runner.cases.SuiteError` -- the suite cannot load (every problem, file and line);
 * :class:`runner.operations.RegistryError` -- an operation registration is malformed;
-* :class:`runner.adapters.base.AdapterError` -- an implementation cannot be loaded or started;
+* :class:`runner.adapters.base.AdapterError` -- an implementation cannot be loaded or started
+  (exit status 3); :class:`runner.adapters.base.ImplSpecError` -- an ``--impl`` value is
+  malformed (exit status 2);
 * :class:`runner.expectations.ExpectationsError` -- an expectations file is malformed or stale.
 
 A fault of the implementation under test is never one of these: it is reported case by case
@@ -17,9 +28,17 @@ A fault of the implementation under test is never one of these: it is reported c
 
 from __future__ import annotations
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "ConformanceError", "Stopped", "exit_status_of"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNRUNNABLE",
+    "EXIT_USAGE",
+    "ConformanceError",
+    "Stopped",
+    "exit_status_of",
+]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRUNNABLE = 0, 1, 2, 3
 
 
 class ConformanceError(Exception):

@@ -191,17 +191,37 @@ class Expectations:
             return CaseResult(
                 result.case, Outcome.XFAILED, result.reply, reason, result.diff, result.seconds
             )
-        if result.outcome is Outcome.PASSED:
-            reason = f"passed, but {where} expects it to fail ({entry.reason}): remove the entry"
+        if result.outcome in (Outcome.PASSED, Outcome.UNCHECKED):
+            did = "passed" if result.outcome is Outcome.PASSED else "refused (category not checked)"
+            reason = f"{did}, but {where} expects it to fail ({entry.reason}): remove the entry"
             return CaseResult(
                 result.case, Outcome.XPASSED, result.reply, reason, "", result.seconds
             )
         return result
 
 
-def write_baseline(path: Path, results: Sequence[CaseResult], *, impl: str) -> None:
-    """Write an expectations file marking every failed or errored case of a run as xfail."""
+def write_baseline(
+    path: Path,
+    results: Sequence[CaseResult],
+    *,
+    impl: str,
+    keep: Expectations | None = None,
+) -> None:
+    """Write an expectations file marking every failed or errored case of a run as xfail.
+
+    The ``skip`` entries of ``keep`` (the expectations file the run was held to) are written
+    first, unchanged: a case skipped because asking hangs the implementation was not run, so
+    the run has nothing new to say about it.
+    """
     entries: list[dict[str, Any]] = []
+    for old in keep.entries if keep is not None else ():
+        if old.status == "skip":
+            kept: dict[str, Any] = {"id": old.pattern, "status": "skip", "reason": old.reason}
+            if old.issue:
+                kept["issue"] = old.issue
+            if old.editions:
+                kept["editions"] = list(old.editions)
+            entries.append(kept)
     for r in results:
         if r.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.XFAILED):
             continue

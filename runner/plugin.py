@@ -17,6 +17,13 @@ known failures (xfail, strict) and skips, as ``run --expectations`` does; a ship
 (``--conformance-impl clustershell``) is held to the file shipped with it unless
 ``--conformance-no-shipped-expectations``.  The plugin is registered through the ``pytest11``
 entry point, so ``-p`` is only needed when the package is not installed.
+
+Exit statuses follow the command line's where pytest leaves room: an implementation that
+cannot be run (not installed, does not start, answers no trivial request) stops the session
+with exit status 3 before any case; a malformed ``--conformance-impl`` is a usage error.  A
+refusal whose category the implementation did not say is reported as skipped (``unchecked:``),
+never as a pass.  ``--conformance-require-operation GLOB`` and ``--conformance-require-all``
+make the session fail (exit status 1) when a required operation had no case run.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from flux_conformance.runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.adapters.base import Adapter, AdapterError, ImplSpecError
 from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
 from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
 from flux_conformance.runner.errors import ConformanceError
@@ -79,13 +86,25 @@ class _State:
                 loaded = loaded.in_edition(self.edition, self.suite.editions.names)
             self.skip, self.decide = loaded.skip_reason, loaded.decide
         from flux_conformance.runner.adapters.factory import make_adapter
+        from flux_conformance.runner.adapters.preflight import preflight
 
-        with _usage():
+        try:
             self.adapter: Adapter = make_adapter(
                 self.spec, timeout=config.getoption("conformance_timeout")
             )
-        with contextlib.suppress(AdapterError):
-            self.adapter.start()  # on failure, every case is reported as errored, with the reason
+        except ImplSpecError as exc:
+            raise pytest.UsageError(f"flux-conformance: {exc}") from None
+        except AdapterError as exc:
+            pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)
+        try:
+            # A broken set-up stops the session (exit status 3) before any case.
+            preflight(self.adapter, self.suite.cases, skip=self.skip, edition=self.edition)
+        except AdapterError as exc:
+            self.adapter.close()
+            pytest.exit(f"flux-conformance: {exc}", returncode=exc.exit_status)
+        #: Operations with a case selected, and with a case run (for ``--conformance-require``).
+        self.selected: set[str] = set()
+        self.ran: set[str] = set()
 
     @property
     def root(self) -> Path:
@@ -183,6 +202,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             **kind,
         )
     group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
+    group.addoption(
+        "--conformance-require-operation",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="fail unless some case of each matching operation runs (is supported)",
+    )
+    group.addoption(
+        "--conformance-require-all",
+        action="store_true",
+        help="fail unless some case of every selected operation runs",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -216,6 +247,30 @@ def _collection_args(config: pytest.Config, root: Path) -> list[str]:
     if not into_suite:
         args.append(str(root))
     return args
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the session when an operation ``--conformance-require-*`` asks for did not run."""
+    import fnmatch
+
+    config = session.config
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        return
+    selected = sorted(state.selected)
+    required: set[str] = set(selected) if config.getoption("conformance_require_all") else set()
+    for glob in config.getoption("conformance_require_operation"):
+        matched = {op for op in selected if fnmatch.fnmatchcase(op, glob)}
+        required |= matched or {glob}  # a glob matching nothing is unmet, never vacuous
+    missing = sorted(required - state.ran)
+    if missing:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "flux-conformance: required operations with no case run: " + ", ".join(missing)
+            )
+        if exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -272,6 +327,7 @@ class CaseItem(pytest.Item):
         """Run the case; raise :class:`ConformanceFailure`, skip, or xfail."""
         state = self.config.stash[_STATE]
         case = self.case
+        state.selected.add(case.operation)
         why = state.skip(case) if state.skip else None
         if why:
             pytest.skip(why)
@@ -285,6 +341,9 @@ class CaseItem(pytest.Item):
             result = state.decide(result)
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
+        state.ran.add(case.operation)
+        if result.outcome is Outcome.UNCHECKED:
+            pytest.skip(f"unchecked: {result.reason}")
         if result.outcome is Outcome.XFAILED:
             pytest.xfail(result.reason)
         if result.outcome is not Outcome.PASSED:

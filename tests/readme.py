@@ -37,7 +37,7 @@ CURRENT = re.compile(r"(<!-- current -->\n)(.*?)(<!-- end current -->)", re.S)
 PERF_ROWS = (
     ("hostlist.decode node[0-99999]", "`hostlist.decode` of `node[0-99999]`"),
     ("hostlist.encode 100,000 hosts", "`hostlist.encode` of 100,000 hosts"),
-    ("idset.decode operation, 1,000,000 even ids", "`idset.decode`, 1,000,000 even ids"),
+    ("idset decode 1,000,000 even ids (to an IdSet)", "idset decode, 1,000,000 even ids, to a set"),
     ("fragmented: R.decode of the full R", "`R.decode`, 16,384 fragmented ranks"),
     ("fragmented: constraint.match, 20 terms (R validated", "`constraint.match`, 20 terms, that R"),
     ("fragmented: R.union of two allocations", "`R.union` of two fragmented allocations"),
@@ -104,6 +104,8 @@ def _ms(seconds: float | None) -> str:
     if seconds is None:
         return ""
     value = seconds * 1000
+    if value < 0.05:
+        return "<0.1 ms"
     return f"{value:,.0f} ms" if value >= 100 else f"{value:.1f} ms"
 
 
@@ -125,8 +127,8 @@ def perf_table(doc: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     load = machine.get("load")
     where = (
-        f"Medians of one `tests/benchmarks/run_all.py` run, {doc['measured'].replace('T', ' ')} "
-        f"UTC, on {machine['cpus']} cores of an {machine['processor']} ({machine['system']}, "
+        f"Medians of one `tests/benchmarks/run_all.py` run, "
+        f"{doc['measured'][:16].replace('T', ' ')} UTC, on {machine['cpus']} cores of an {machine['processor']} ({machine['system']}, "
         f"Python {machine['python']}"
         + (f", load average {load:.1f} when it ended" if load is not None else "")
         + "); a blank cell: that implementation has no such operation, or was not installed."

@@ -14,6 +14,10 @@ KNOWN: dict[str, str] = {
     "python-hostlist": "flux_conformance.runner.adapters.thirdparty.python_hostlist:PythonHostlist",
     "clustershell": "flux_conformance.runner.adapters.thirdparty.clustershell:ClusterShell",
     "flux-core": "flux_conformance.runner.adapters.thirdparty.fluxcore:FluxCore",
+    "flux-core-librlist": (
+        "flux_conformance.runner.adapters.thirdparty.fluxcore_librlist:FluxCoreLibrlist"
+    ),
+    "fluxion": "flux_conformance.runner.adapters.thirdparty.fluxion:FluxionAdapter",
     "slurm-extra": "flux_conformance.runner.adapters.thirdparty.slurm_extra:SlurmExtra",
     "slurm-hostlist": "flux_conformance.runner.adapters.thirdparty.slurm_hostlist:SlurmHostlist",
     "pdsh": "flux_conformance.runner.adapters.thirdparty.pdsh:Pdsh",

@@ -6,6 +6,15 @@ An implementation under test answers each case with one *outcome* (the protocol'
     {"output": <value>}
     {"error": {"category": "syntax", "message": "..."}}
     {"unsupported": {"reason": "..."}}
+    {"adapter_bound": {"reason": "...", "seen": "output"}}
+
+The error category ``unknown`` (:data:`UNKNOWN_CATEGORY`) says that the implementation refused
+the input without saying which kind of refusal it is (a library that raises one generic
+exception for everything): the runner counts it as a refusal whose category is not checked.
+``adapter_bound`` says that an adapter stopped on a safety bound of its own (time, size) before
+the implementation finished; ``seen: "output"`` says the implementation was giving an output
+(the adapter stopped listing it), no ``seen`` that it was not asked.  Neither is ever an
+answer the adapter makes up for the implementation.
 
 An in-process implementation returns that mapping from :meth:`Implementation.run`; a
 subprocess implementation sends it with a ``seq``.  Either way the runner turns it into a
@@ -21,14 +30,19 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from flux_conformance.runner._schemas import schema
-from flux_conformance.runner.errors import ConformanceError
+from flux_conformance.runner.errors import EXIT_UNRUNNABLE, EXIT_USAGE, ConformanceError
 
 if TYPE_CHECKING:
     import jsonschema
 
+#: The error category of a refusal whose kind the implementation does not say.
+UNKNOWN_CATEGORY = "unknown"
+
 __all__ = [
+    "UNKNOWN_CATEGORY",
     "Adapter",
     "AdapterError",
+    "ImplSpecError",
     "Implementation",
     "Reply",
     "protocol_validator",
@@ -56,14 +70,16 @@ class Reply:
     """The runner's view of an answer.
 
     ``kind`` is ``output`` (``value`` is the output), ``error`` (``value`` the category,
-    ``message`` the text), ``unsupported`` (``message`` the reason) or ``errored`` (the
-    implementation failed to answer: ``message`` says how, ``stderr`` holds its tail).
+    ``message`` the text), ``unsupported`` (``message`` the reason), ``bound`` (the adapter
+    stopped on a bound of its own: ``message`` the reason, ``value`` ``"output"`` when the
+    implementation was giving an output, else None) or ``errored`` (the implementation failed
+    to answer: ``message`` says how, ``stderr`` holds its tail).
     ``adapter_fault`` marks an errored reply whose exception was raised by the suite's own
     adapter code rather than by the implementation behind it: a defect of the adapter, which
     an expectations file can never excuse as a finding about the implementation.
     """
 
-    kind: Literal["output", "error", "unsupported", "errored"]
+    kind: Literal["output", "error", "unsupported", "bound", "errored"]
     value: Any = None
     message: str = ""
     stderr: str = ""
@@ -77,6 +93,11 @@ class Reply:
             return {"error": {"category": self.value, "message": self.message}}
         if self.kind == "unsupported":
             return {"unsupported": {"reason": self.message}}
+        if self.kind == "bound":
+            bound: dict[str, Any] = {"reason": self.message}
+            if self.value:
+                bound["seen"] = self.value
+            return {"adapter_bound": bound}
         out: dict[str, Any] = {"errored": {"reason": self.message}}
         if self.stderr:
             out["errored"]["stderr"] = self.stderr
@@ -123,11 +144,13 @@ def _plainly_valid(outcome: Any) -> bool:
             and bool(error["category"])
             and type(error.get("message", "")) is str
         )
+    if "adapter_bound" in outcome:
+        return False  # rare: the schema checks it
     reason = outcome["unsupported"]
     return type(reason) is dict and type(reason.get("reason", "")) is str
 
 
-_KINDS = frozenset({"output", "error", "unsupported"})
+_KINDS = frozenset({"output", "error", "unsupported", "adapter_bound"})
 
 
 def reply_from_outcome(outcome: Any) -> Reply:
@@ -144,6 +167,9 @@ def reply_from_outcome(outcome: Any) -> Reply:
     if "error" in outcome:
         error = outcome["error"]
         return Reply("error", error["category"], str(error.get("message", "")))
+    if "adapter_bound" in outcome:
+        bound = outcome["adapter_bound"]
+        return Reply("bound", bound.get("seen"), str(bound.get("reason", "")))
     return Reply("unsupported", message=str(outcome["unsupported"].get("reason", "")))
 
 
@@ -169,4 +195,12 @@ class Adapter(Protocol):
 
 
 class AdapterError(ConformanceError):
-    """The implementation could not be loaded or started at all."""
+    """The implementation could not be loaded, started or asked anything (exit status 3)."""
+
+    exit_status = EXIT_UNRUNNABLE
+
+
+class ImplSpecError(AdapterError):
+    """An ``--impl`` value is malformed or names nothing known (a usage error, exit status 2)."""
+
+    exit_status = EXIT_USAGE

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flux_conformance.runner.adapters.base import Adapter, AdapterError
+from flux_conformance.runner.adapters.base import Adapter, ImplSpecError
 
 __all__ = ["make_adapter"]
 
@@ -51,7 +51,7 @@ def make_adapter(spec: str, *, timeout: float = 10.0, max_timeouts: int | None =
         if max_timeouts is not None:
             adapter.max_timeouts = max_timeouts
         return adapter
-    raise AdapterError(
+    raise ImplSpecError(
         f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
         f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
         f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"

@@ -18,6 +18,7 @@ from flux_conformance import reference
 from flux_conformance.runner.adapters.base import (
     AdapterError,
     Implementation,
+    ImplSpecError,
     Reply,
     reply_from_outcome,
 )
@@ -53,7 +54,7 @@ def load_python_object(spec: str) -> Any:
     """Import ``module:object`` (the part after ``python:``), with hints when it is off."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise AdapterError(
+        raise ImplSpecError(
             f"python implementation {spec!r} is not of the form module:object, "
             "e.g. --impl python:mypkg.conformance:Implementation"
         )

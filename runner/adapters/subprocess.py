@@ -37,6 +37,7 @@ from typing import Any
 
 from flux_conformance.runner.adapters.base import (
     AdapterError,
+    ImplSpecError,
     Reply,
     protocol_validator,
     reply_from_outcome,
@@ -364,9 +365,9 @@ class SubprocessAdapter:
         try:
             self._argv = shlex.split(command)
         except ValueError as exc:
-            raise AdapterError(f"cannot split command {command!r}: {exc}") from None
+            raise ImplSpecError(f"cannot split command {command!r}: {exc}") from None
         if not self._argv:
-            raise AdapterError("exec: needs a command, e.g. --impl 'exec:node impl.js'")
+            raise ImplSpecError("exec: needs a command, e.g. --impl 'exec:node impl.js'")
         self.timeout = timeout
         self.start_timeout = start_timeout
         self._cwd = cwd

@@ -15,6 +15,7 @@ __all__ = ["COMMANDS"]
 COMMANDS = (
     "run",
     "compare",
+    "smoke",
     "clarify",
     "check",
     "list",

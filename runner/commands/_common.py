@@ -15,13 +15,14 @@ from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
     from flux_conformance.runner.cases import Case, Suite
-    from flux_conformance.runner.engine import Filters
+    from flux_conformance.runner.engine import Filters, Scope
 
 __all__ = [
     "LEVELS",
     "UsageError",
     "add_cases_option",
     "add_jobs_option",
+    "add_require",
     "add_scope_filters",
     "add_selection",
     "check_writable",
@@ -29,9 +30,12 @@ __all__ = [
     "filters_of",
     "load",
     "opened",
+    "required_operations",
     "scope_of",
     "selected",
     "shipped_expectations",
+    "suite_size",
+    "unmet_requirements",
 ]
 
 # The levels of a case (runner.cases.LEVELS, repeated so that `serve` need not load it).
@@ -79,6 +83,60 @@ def add_selection(p: argparse.ArgumentParser) -> None:
         help="the edition of the spec texts to follow, by name or alias (`list --editions`; "
         "default: the latest)",
     )
+
+
+def add_require(p: argparse.ArgumentParser) -> None:
+    """``--require-operation GLOB`` (repeatable) and ``--require-all``."""
+    p.add_argument(
+        "--require-operation",
+        action="append",
+        metavar="GLOB",
+        help="fail (exit status 1) unless the operations matching GLOB are run, i.e. the "
+        "implementation supports them (repeatable)",
+    )
+    p.add_argument(
+        "--require-all",
+        action="store_true",
+        help="fail (exit status 1) unless every selected operation is run",
+    )
+
+
+def required_operations(args: argparse.Namespace, cases: list[Case]) -> tuple[str, ...]:
+    """The selected operations the ``--require-*`` options ask for.
+
+    Raises :class:`UsageError` for a glob that matches no selected operation (a typo, or an
+    operation the filters leave out), so that a gate never passes by requiring nothing.
+    """
+    import fnmatch
+
+    chosen = sorted({c.operation for c in cases})
+    if getattr(args, "require_all", False):
+        return tuple(chosen)
+    required: set[str] = set()
+    for glob in getattr(args, "require_operation", None) or ():
+        matched = [op for op in chosen if fnmatch.fnmatchcase(op, glob)]
+        if not matched:
+            raise UsageError(
+                f"--require-operation {glob!r} matches no selected operation "
+                f"(selected: {', '.join(chosen)})"
+            )
+        required.update(matched)
+    return tuple(sorted(required))
+
+
+def unmet_requirements(required: tuple[str, ...], scope: Scope) -> list[str]:
+    """One line per required operation that was not run, saying why."""
+    lines = []
+    for op in required:
+        if op in scope.run_operations:
+            continue
+        why = (
+            "the implementation does not support it"
+            if op in scope.unsupported_operations
+            else "every case of it was skipped"
+        )
+        lines.append(f"required operation {op} was not run: {why}")
+    return lines
 
 
 def _positive(text: str) -> int:
@@ -241,6 +299,12 @@ def selected(suite: Suite, args: argparse.Namespace) -> tuple[list[Case], int]:
         1 for c in select(suite.cases, anywhere) if c.edition not in (None, filters.edition)
     )
     return cases, other
+
+
+def suite_size(suite: Suite, edition: str) -> tuple[int, int]:
+    """(operations, cases) of the whole suite under ``edition``: the scope's denominators."""
+    cases = [c for c in suite.cases if c.edition is None or c.edition == edition]
+    return len({c.operation for c in cases}), len(cases)
 
 
 def shipped_expectations(impl: str) -> Path | None:

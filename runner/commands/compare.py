@@ -3,6 +3,11 @@
 Expectations follow the rule ``run`` follows: a shipped adapter is held to the expectations
 file that ships with it unless ``--no-shipped-expectations``; ``--expectations IMPL=FILE``
 replaces one implementation's file.
+
+Exit statuses are ``run``'s: every implementation is checked before any case runs (one that
+cannot be run stops the command, exit status 3); 1 when any implementation does not conform
+or lacks an operation ``--require-operation`` / ``--require-all`` asks for; 0 when every one
+conforms; a verdict line with its scope is printed for each.
 """
 
 from __future__ import annotations
@@ -16,15 +21,19 @@ from flux_conformance import runner
 from flux_conformance.runner.commands._common import (
     UsageError,
     add_jobs_option,
+    add_require,
     add_selection,
     check_writable,
     filters_of,
     load,
     opened,
+    required_operations,
     selected,
     shipped_expectations,
+    suite_size,
+    unmet_requirements,
 )
-from flux_conformance.runner.errors import EXIT_OK
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["add_parser", "main"]
 
@@ -32,12 +41,17 @@ __all__ = ["add_parser", "main"]
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run every implementation on every selected case; write the matrix."""
     from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.preflight import preflight
+    from flux_conformance.runner.engine import Summary
+    from flux_conformance.runner.expectations import Expectations
+    from flux_conformance.runner.report import verdict_line
     from flux_conformance.runner.report.matrix import matrix_html, matrix_markdown
     from flux_conformance.runner.tools.compare import run_matrix
 
     check_writable(args.markdown, args.html)
     suite = load(args)
     cases, _ = selected(suite, args)
+    required = required_operations(args, cases)
     impls = args.impl or ["reference"]
     expectations: dict[str, Path] = {}
     if not args.no_shipped_expectations:
@@ -51,8 +65,15 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             raise UsageError(f"--expectations takes IMPL=FILE with IMPL one of {impls}")
         expectations[impl] = Path(file)
     for impl in impls:
-        # fail early on a bad --impl
-        make_adapter(impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
+        # Fail early on a bad --impl, or on an implementation that cannot be run at all.
+        adapter = make_adapter(impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
+        try:
+            skip = (
+                Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
+            )
+            preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
+        finally:
+            adapter.close()
     filters = filters_of(args, suite).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
@@ -73,20 +94,43 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         workers=args.jobs,
         edition=suite.editions.resolve(args.edition),
     )
+    operations, suite_cases = suite_size(suite, suite.editions.resolve(args.edition))
+    status = EXIT_OK
+    verdicts = []
+    for column in matrix.columns:
+        summary = Summary(suite_operations=operations, suite_cases=suite_cases)
+        for result in column.results:
+            summary.add(result)
+        unmet = unmet_requirements(required, summary.scope())
+        line = verdict_line(summary, interrupted=False) + "".join(f"; {u}" for u in unmet)
+        verdicts.append(f"- **{column.label}**: {line}")
+        print(f"{column.spec}: {line}", file=err)
+        if not summary.ok or unmet:
+            status = EXIT_FAILED
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]
     markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=" ".join(argv))
+    # Each implementation's verdict, with its scope, right under the title.
+    title, _, rest = markdown.partition("\n\n")
+    markdown = "\n\n".join([title, "## Verdicts\n\n" + "\n".join(verdicts), rest])
     with opened(args.markdown, out) as stream:
         stream.write(markdown)
     if args.html:
         Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
         print(f"wrote {args.html}", file=err)
-    return EXIT_OK
+    return status
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``compare``."""
-    p = sub.add_parser("compare", help="run several implementations; write a matrix")
+    p = sub.add_parser(
+        "compare",
+        help="run several implementations; write a matrix",
+        description="Run several implementations over the same cases and write a matrix. "
+        "Exit status: 0 every implementation conforms on what was run, 1 one does not (or a "
+        "required operation was not run), 2 a usage or case-file error, 3 an implementation "
+        "could not be run.",
+    )
     p.add_argument(
         "--impl",
         action="append",
@@ -94,6 +138,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="an implementation (repeatable; default: the reference)",
     )
     add_selection(p)
+    add_require(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
     p.add_argument(
         "--max-timeouts",

@@ -28,7 +28,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     names = [args.edition] if args.edition else list(suite.editions.names)
     for name in names:
         report = coverage_report(
-            suite, missing=not args.summary, edition=name, specs=specs, operations=cited_by
+            suite,
+            missing=not args.summary,
+            edition=name,
+            specs=specs,
+            operations=cited_by,
+            classes_of=operations,
         )
         print(report, file=out, end="")
     return EXIT_OK

@@ -3,6 +3,12 @@
 Expectations: ``--expectations FILE`` gives an implementation's known failures.  Without it, a
 shipped adapter (``--impl clustershell``, ...) is held to the expectations file that ships with
 it, exactly as ``compare`` does; ``--no-shipped-expectations`` runs it bare.
+
+Before any case, the implementation is checked (:func:`runner.adapters.preflight.preflight`):
+one that cannot be started or answers no trivial request stops the command with one message
+and exit status 3.  Every verdict states its scope (operations and cases run, out of the
+suite's); ``--require-operation`` / ``--require-all`` turn unsupported operations into a
+failing verdict.
 """
 
 from __future__ import annotations
@@ -15,21 +21,25 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from flux_conformance import runner
-from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
     add_jobs_option,
+    add_require,
     add_selection,
     check_writable,
     checkout_drift,
     filters_of,
     load,
+    required_operations,
     selected,
     shipped_expectations,
+    suite_size,
+    unmet_requirements,
 )
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
 
 if TYPE_CHECKING:
+    from flux_conformance.runner.adapters.base import Adapter
     from flux_conformance.runner.engine import CaseResult
     from flux_conformance.runner.report import Reporter
 
@@ -90,6 +100,20 @@ def _replay_options(args: argparse.Namespace) -> tuple[str, ...]:
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the selected cases against one implementation and report."""
     from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.preflight import start
+
+    adapter = make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
+    try:
+        # Started before the suite loads, so that a broken set-up is told at once.
+        start(adapter)
+        return _run(args, adapter, out, err)
+    finally:
+        adapter.close()
+
+
+def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str]) -> int:
+    from flux_conformance.runner.adapters.factory import make_adapter
+    from flux_conformance.runner.adapters.preflight import preflight
     from flux_conformance.runner.engine import Summary, run_cases
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.report import Header
@@ -99,10 +123,11 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     )
     suite = load(args)
     cases, other_edition = selected(suite, args)
+    required = required_operations(args, cases)
     warning = None if args.cases else checkout_drift(suite.root)
     if warning:
         print(warning, file=err)
-    decide = skip = None
+    decide = skip = expectations = None
     path = _expectations_path(args)
     if path is not None:
         from flux_conformance.runner.expectations import Expectations
@@ -113,12 +138,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             suite.editions.resolve(args.edition), suite.editions.names
         )
         decide, skip = expectations.decide, expectations.skip_reason
-    adapter = make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
-    try:
-        adapter.start()
-    except AdapterError as exc:
-        # Still run: every case is reported (errored), so the report is complete.
-        print(f"warning: {shown(str(exc), 5000)}", file=err)
+    preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
     header = Header(
         implementation=adapter.name,
         impl_spec=args.impl,
@@ -161,7 +181,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             skip=skip,
             decide=decide,
         )
-    summary = Summary()
+    operations, suite_cases = suite_size(suite, header.edition)
+    summary = Summary(suite_operations=operations, suite_cases=suite_cases)
     interrupted: KeyboardInterrupt | None = None
     results = []
     with _reporters(args, out) as reporters:
@@ -189,22 +210,32 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 
-        write_baseline(Path(args.write_expectations), results, impl=adapter.name)
+        write_baseline(Path(args.write_expectations), results, impl=adapter.name, keep=expectations)
         print(f"wrote {args.write_expectations}", file=err)
     if interrupted is not None:
         return exit_status_of(interrupted)
-    return EXIT_OK if summary.ok else EXIT_FAILED
+    unmet = unmet_requirements(required, summary.scope())
+    for line in unmet:
+        print(f"does not conform: {line}", file=err)
+    return EXIT_OK if summary.ok and not unmet else EXIT_FAILED
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``run``."""
-    p = sub.add_parser("run", help="run the suite against an implementation")
+    p = sub.add_parser(
+        "run",
+        help="run the suite against an implementation",
+        description="Run the selected cases against one implementation. Exit status: 0 it "
+        "conforms on what was run, 1 it does not (or a required operation was not run), 2 a "
+        "usage or case-file error, 3 the implementation could not be run.",
+    )
     p.add_argument(
         "--impl",
         default="reference",
         help="reference (default), a shipped adapter's name, python:module:object, or exec:COMMAND",
     )
     add_selection(p)
+    add_require(p)
     p.add_argument(
         "--timeout",
         type=float,
@@ -239,7 +270,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--write-expectations",
         metavar="FILE",
-        help="write a baseline expectations file from this run's failures",
+        help="write a baseline expectations file from this run's failures (keeping the "
+        "skip entries of the expectations file in use)",
     )
     add_jobs_option(p)
     p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")

@@ -9,7 +9,7 @@ import html
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
 
 __all__ = ["HtmlReporter"]
 
@@ -24,7 +24,7 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
 td:first-child,th:first-child{text-align:left}
-.failed,.xpassed{color:#b00}.errored{color:#808}.passed{color:#070}.skipped,.xfailed{color:#a60}
+.failed,.xpassed{color:#b00}.errored{color:#808}.passed{color:#070}.skipped,.xfailed{color:#a60}.unchecked{color:#06a}
 .zero{color:#888}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-all}
 details{margin:.4em 0}summary{cursor:pointer}
@@ -41,7 +41,7 @@ class HtmlReporter(FileReporter):
         def e(text: str, limit: int | None = 20_000) -> str:
             return html.escape(shown(text, limit))
 
-        outcome = verdict(summary, interrupted=interrupted)
+        outcome = verdict_line(summary, interrupted=interrupted)
         head = "".join(f"<th>{o.value}</th>" for o in Outcome)
         rows = "".join(
             f"<tr><td>{e(op)}</td>" + "".join(_count_cell(o, c[o.value]) for o in Outcome) + "</tr>"
@@ -68,8 +68,17 @@ class HtmlReporter(FileReporter):
             f"<style>{_CSS}</style></head><body>"
             f"<h1>Conformance report: {e(h.implementation, SHOWN_NAME)} "
             f"{e(h.version, SHOWN_NAME)}</h1>"
-            f"<p>{e(h.describe())}: <strong>{outcome}</strong>.</p>"
-            f"<table><tr><th>operation</th>{head}</tr>{rows}<tr><th>total</th>{total}</tr></table>"
+            f"<p>{e(h.describe())}: <strong>{e(outcome)}</strong>.</p>"
+            + "".join(
+                f"<p>{label}: {e(', '.join(ops))}</p>"
+                for label, ops in (
+                    ("Operations run", summary.scope().run_operations),
+                    ("Unsupported", summary.scope().unsupported_operations),
+                )
+                if ops
+            )
+            + f"<table><tr><th>operation</th>{head}</tr>{rows}"
+            + f"<tr><th>total</th>{total}</tr></table>"
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
             + "</body></html>\n"
         )

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from flux_conformance.runner.bounds import JUDGE_MAX_CHARS, JUDGE_MAX_VALUES, json_size
 from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report import Header, compact_json
+from flux_conformance.runner.report import Header, compact_json, verdict_line
 
 __all__ = ["JsonLinesReporter"]
 
@@ -106,4 +106,13 @@ class JsonLinesReporter:
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line with the counts."""
-        self._write({"footer": {**summary.to_json(), "ok": summary.ok, "interrupted": interrupted}})
+        self._write(
+            {
+                "footer": {
+                    **summary.to_json(),
+                    "ok": summary.ok,
+                    "interrupted": interrupted,
+                    "verdict": verdict_line(summary, interrupted=interrupted),
+                }
+            }
+        )

@@ -13,7 +13,13 @@ import xml.etree.ElementTree as ET
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, Header, compact_json, replay_command
+from flux_conformance.runner.report import (
+    FileReporter,
+    Header,
+    compact_json,
+    replay_command,
+    verdict_line,
+)
 
 __all__ = ["JUnitReporter"]
 
@@ -50,7 +56,17 @@ class JUnitReporter(FileReporter):
         """Write the XML file."""
         name = shown(self.header.implementation, SHOWN_NAME)
         root = ET.Element("testsuites", name=f"flux-conformance: {name}")
-        described = _properties(self.header)
+        scope = summary.scope()
+        described = {
+            **_properties(self.header),
+            "verdict": verdict_line(summary, interrupted=interrupted),
+            "scope.operations": str(scope.operations),
+            "scope.cases": str(scope.cases),
+            "scope.run_operations": " ".join(scope.run_operations),
+            "scope.unsupported_operations": " ".join(scope.unsupported_operations),
+            "scope.cases_run": str(scope.cases_run),
+            "scope.unchecked": str(scope.unchecked),
+        }
         suites: dict[str, ET.Element] = {}
         for result in self._results:
             op = result.case.operation
@@ -90,7 +106,7 @@ class JUnitReporter(FileReporter):
                     if result.reply and result.reply.stderr
                     else ""
                 )
-            elif result.outcome in (Outcome.SKIPPED, Outcome.XFAILED):
+            elif result.outcome in (Outcome.SKIPPED, Outcome.XFAILED, Outcome.UNCHECKED):
                 ET.SubElement(case_el, "skipped", message=f"{result.outcome.value}: {reason}")
         for op, suite in suites.items():
             counts = summary.by_operation.get(op)
@@ -99,6 +115,6 @@ class JUnitReporter(FileReporter):
             suite.set("tests", str(sum(counts.values())))
             suite.set("failures", str(counts["failed"] + counts["xpassed"]))
             suite.set("errors", str(counts["errored"]))
-            suite.set("skipped", str(counts["skipped"] + counts["xfailed"]))
+            suite.set("skipped", str(counts["skipped"] + counts["xfailed"] + counts["unchecked"]))
         ET.indent(root)
         ET.ElementTree(root).write(self.path, encoding="utf-8", xml_declaration=True)

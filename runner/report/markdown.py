@@ -6,7 +6,7 @@ import re
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
 
 __all__ = ["MarkdownReporter", "md_code", "md_escape"]
 
@@ -38,19 +38,31 @@ def md_code(text: str, limit: int | None = None) -> str:
     return "`" + one_line.replace("`", "'").replace("|", "\\|") + "`"
 
 
+def _scope_lines(summary: Summary) -> list[str]:
+    """Which operations ran and which the implementation does not support, by name."""
+    scope = summary.scope()
+    lines = []
+    if scope.run_operations:
+        lines.append(f"- run: {', '.join(scope.run_operations)}")
+    if scope.unsupported_operations:
+        lines.append(f"- unsupported: {', '.join(scope.unsupported_operations)}")
+    return [*lines, ""] if lines else []
+
+
 class MarkdownReporter(FileReporter):
     """Writes the Markdown file when the run finishes."""
 
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the file."""
         h = self.header
-        outcome = verdict(summary, interrupted=interrupted)
+        outcome = verdict_line(summary, interrupted=interrupted)
         name = md_escape(f"{h.implementation} {h.version}".strip(), SHOWN_NAME)
         lines = [
             f"# Conformance report: {name}",
             "",
             f"{md_escape(h.describe())}: **{outcome}**.",
             "",
+            *_scope_lines(summary),
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
             "| --- | " + " | ".join("---:" for _ in Outcome) + " |",
         ]

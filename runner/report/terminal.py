@@ -18,7 +18,7 @@ from rich.table import Table
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
-from flux_conformance.runner.report import Header, compact_json, replay_command
+from flux_conformance.runner.report import Header, compact_json, replay_command, verdict_line
 
 __all__ = ["TerminalReporter"]
 
@@ -30,6 +30,7 @@ def escape(text: str, limit: int | None = 20_000) -> str:
 
 _STYLE = {
     Outcome.PASSED: "green",
+    Outcome.UNCHECKED: "blue",
     Outcome.FAILED: "red",
     Outcome.ERRORED: "magenta",
     Outcome.SKIPPED: "yellow",
@@ -128,11 +129,50 @@ class TerminalReporter:
                 self.console.print(f"    {escape(line)}")
         self.console.print(f"  replay:      {escape(replay_command(self._header, result))}")
 
+    def _same_error(self, summary: Summary) -> dict[str, list[CaseResult]]:
+        """Operations whose every case errored with one message (told once, with the count)."""
+        by_op: dict[str, list[CaseResult]] = {}
+        for result in self._bad:
+            by_op.setdefault(result.case.operation, []).append(result)
+        return {
+            op: results
+            for op, results in by_op.items()
+            if len(results) > 1
+            and all(r.outcome is Outcome.ERRORED for r in results)
+            and len({r.reason for r in results}) == 1
+            and len(results) == sum(summary.by_operation.get(op, {}).values())
+        }
+
+    def _detail_once(self, op: str, results: list[CaseResult]) -> None:
+        assert self._header is not None
+        first = results[0]
+        self.console.print(
+            f"\n[magenta bold]ERRORED[/magenta bold] every case of [bold]{escape(op)}[/bold] "
+            f"({len(results)} cases), each with the same reason:"
+        )
+        self.console.print(f"  reason:      {escape(first.reason)}")
+        if first.reply is not None and first.reply.stderr:
+            self.console.print("  stderr (tail, first case):")
+            for line in first.reply.stderr.splitlines()[-15:]:
+                self.console.print(f"    {escape(line)}")
+        self.console.print(
+            f"  first case:  {escape(first.case.id)} ({escape(first.case.location)})"
+        )
+        self.console.print(f"  replay:      {escape(replay_command(self._header, first))}")
+
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Stop the bar, explain every bad case, print the per-operation summary."""
         if self._progress is not None:
             self._progress.stop()
+        collapsed = self._same_error(summary)
+        told: set[str] = set()
         for result in self._bad:
+            op = result.case.operation
+            if op in collapsed:
+                if op not in told:
+                    told.add(op)
+                    self._detail_once(op, collapsed[op])
+                continue
             self._detail(result)
         table = Table(title=None, show_edge=False, pad_edge=False)
         table.add_column("operation")
@@ -149,9 +189,6 @@ class TerminalReporter:
         self.console.print()
         self.console.print(table)
         tally = ", ".join(f"{summary.total[o.value]} {o.value}" for o in columns)
-        if interrupted:
-            self.console.print(f"[red bold]interrupted[/red bold]: {tally}")
-        elif summary.ok:
-            self.console.print(f"[green bold]conforms[/green bold]: {tally}")
-        else:
-            self.console.print(f"[red bold]does not conform[/red bold]: {tally}")
+        style = "green bold" if summary.ok and not interrupted else "red bold"
+        line = verdict_line(summary, interrupted=interrupted)
+        self.console.print(f"[{style}]{escape(line)}[/{style}]: {tally}")

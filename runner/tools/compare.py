@@ -1,7 +1,8 @@
 """Comparing implementations: every case against every implementation, as one matrix.
 
 Rows are cases grouped by spec and operation, columns are implementations, each cell one
-outcome (pass, fail, errored, unsupported, skipped, xfail, xpass), with totals per operation.
+outcome (pass, unchecked, fail, errored, unsupported, skipped, xfail, xpass), with totals per
+operation; ``unchecked`` is a refusal whose category the implementation did not say.
 :mod:`runner.report.matrix` renders it as Markdown and as one self-contained HTML page.
 """
 
@@ -24,7 +25,7 @@ from flux_conformance.runner.report import compact_json
 __all__ = ["CELLS", "DEPARTS", "Column", "Matrix", "cell_of", "run_matrix"]
 
 #: Cell names, in the order totals are shown.
-CELLS = ("pass", "fail", "errored", "unsupported", "skipped", "xfail", "xpass")
+CELLS = ("pass", "fail", "errored", "unsupported", "skipped", "xfail", "xpass", "unchecked")
 #: Cells where an implementation departs from what the case expects.
 DEPARTS = frozenset({"fail", "errored", "xfail", "xpass"})
 
@@ -40,6 +41,7 @@ def cell_of(result: CaseResult) -> str:
         Outcome.ERRORED: "errored",
         Outcome.XFAILED: "xfail",
         Outcome.XPASSED: "xpass",
+        Outcome.UNCHECKED: "unchecked",
     }[result.outcome]
 
 

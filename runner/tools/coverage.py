@@ -112,7 +112,11 @@ def _class_lines(
                 lines.append(
                     f"  {row.input_class.id:32} {row.valid:4} / {row.invalid:<4}{only}{gap}"
                 )
-    gaps = class_gaps(suite)
+    gaps = [
+        gap
+        for gap in class_gaps(suite)
+        if operations is None or gap.split()[0].rstrip(":") in operations
+    ]
     lines.append(f"{len(gaps)} class gap(s)" if gaps else "every input class has its cases")
     lines.extend(f"  {gap}" for gap in gaps if ": no input classes" in gap)
     return lines
@@ -125,6 +129,7 @@ def coverage_report(
     edition: str | None = None,
     specs: Collection[str] | None = None,
     operations: Collection[str] | None = None,
+    classes_of: Collection[str] | None = None,
 ) -> str:
     """A plain-text report for one edition (None: the default).
 
@@ -132,7 +137,8 @@ def coverage_report(
     of each operation, every class short of a case listed (with ``missing``, every class and
     its counts), and (with ``missing``) the number of the edition's cases citing each of its
     requirements.  ``specs`` and ``operations`` narrow it as :func:`coverage` does (and
-    ``operations`` the input classes shown).
+    ``operations`` the input classes shown; ``classes_of`` shows the classes of those
+    operations instead).
     """
     name = suite.editions.resolve(edition)
     lines = [f"edition {name}:"]
@@ -152,7 +158,8 @@ def coverage_report(
             for req in uncovered:
                 why = f"untestable: {req.untestable}" if req.untestable else "NO CASE"
                 lines.append(f"  {spec} {req.id} [{req.keyword}, {req.section}] {why}")
-    lines.extend(_class_lines(suite, details=missing, operations=operations))
+    shown = classes_of if classes_of is not None else operations
+    lines.extend(_class_lines(suite, details=missing, operations=shown))
     if missing:
         per_req = Counter(
             req for case in suite.cases if case.edition in (None, name) for req in case.requirements

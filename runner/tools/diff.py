@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flux_conformance.runner.adapters.base import Adapter, Reply
+from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
 from flux_conformance.runner.bounds import shown, too_large_to_judge
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
@@ -77,9 +77,18 @@ def compare_replies(
     """Why ``actual`` does not answer like ``expected`` (None when they agree).
 
     Two outputs agree when the operation's comparator accepts ``actual`` against
-    ``expected``; two errors when their categories are equal.  An ``unsupported`` answer on
-    either side is not compared (the caller counts it).
+    ``expected``; two errors when their categories are equal, or when either side does not say
+    its category (``unknown``: a refusal is all it gives).  An ``unsupported`` answer on either
+    side is not compared (the caller counts it), nor is an adapter bound, unless the
+    implementation was giving an output where the other refuses.
     """
+    if "bound" in (actual.kind, expected.kind):
+        bound, other = (actual, expected) if actual.kind == "bound" else (expected, actual)
+        if bound.value == "output" and other.kind == "error":
+            return (
+                f"answers with an output (adapter bound: {bound.message}) where the other refuses"
+            )
+        return None
     if expected.kind == "errored":
         return f"the --against implementation failed to answer: {expected.message}"
     if actual.kind == "errored":
@@ -87,6 +96,8 @@ def compare_replies(
     if actual.kind != expected.kind:
         return f"answers {_outcome(actual)} where the other answers {_outcome(expected)}"
     if actual.kind == "error":
+        if UNKNOWN_CATEGORY in (actual.value, expected.value):
+            return None
         if actual.value != expected.value:
             return f"reports error {actual.value!r} where the other reports {expected.value!r}"
         return None

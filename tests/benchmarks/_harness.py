@@ -8,6 +8,7 @@ issues set, and exits 1 if any figure misses its target.  ``run_all.py`` runs ev
 from __future__ import annotations
 
 import argparse
+import platform
 import statistics
 import sys
 import time
@@ -102,12 +103,11 @@ def _write_json(path: str, rows: list[dict[str, object]]) -> None:
     import datetime as dt
     import json
     import os
-    import platform
 
     machine = {
         "cpus": os.cpu_count(),
         "processor": _cpu_model() or platform.machine(),
-        "system": platform.platform(terse=True),
+        "system": _system(),
         "python": platform.python_version(),
         "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     }
@@ -119,6 +119,14 @@ def _write_json(path: str, rows: list[dict[str, object]]) -> None:
     with open(path, "w", encoding="utf-8") as stream:
         json.dump(doc, stream, indent=1)
         stream.write("\n")
+
+
+def _system() -> str:
+    """The operating system's name and version (``Debian GNU/Linux 12 (bookworm)``)."""
+    try:
+        return platform.freedesktop_os_release()["PRETTY_NAME"]
+    except (OSError, KeyError, AttributeError):
+        return platform.platform(terse=True)
 
 
 def _cpu_model() -> str:

@@ -11,6 +11,32 @@ class Raising:
         raise RuntimeError("boom")
 
 
+class RaisingAfterFirst:
+    """Answers its first request (the runner's check that it runs), then raises on every case."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def run(self, operation, input, **options):
+        self.calls += 1
+        if self.calls == 1:
+            return {"unsupported": {"reason": "first request"}}
+        raise RuntimeError("boom")
+
+
+class BrokenAfterFirst:
+    """Answers its first request, then returns something that is not an outcome."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def run(self, operation, input, **options):
+        self.calls += 1
+        if self.calls == 1:
+            return {"unsupported": {"reason": "first request"}}
+        return {"result": 1}
+
+
 class Wrong:
     """Answers every case with an empty list."""
 
@@ -47,3 +73,12 @@ class Unsupporting:
 
     def run(self, operation, input, **options):
         return {"unsupported": {"reason": "no API"}}
+
+
+class TwoOperations:
+    """The reference, announcing only idset.decode and idset.encode."""
+
+    operations = ("idset.decode", "idset.encode")
+
+    def run(self, operation, input, **options):
+        return good(operation, input, **options)

@@ -244,7 +244,7 @@ def test_a_run_writes_outputs_reports_and_the_summary(installed, tmp_path):
     for name in ("junit", "html", "markdown", "json", "badge"):
         assert Path(ran.outputs[name]).is_file(), name
     assert Path(ran.outputs["reports"]) == reports
-    assert json.loads((reports / "badge.json").read_text())["message"] == "3/3 must"
+    assert json.loads((reports / "badge.json").read_text())["message"] == "3/3 must, 1/1 ops"
     # The summary is the Markdown report.
     assert ran.summary.strip() == (reports / "report.md").read_text().strip()
     assert "conforms" in ran.summary

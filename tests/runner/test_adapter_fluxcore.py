@@ -239,24 +239,26 @@ def test_flux_core_without_shapefake_module(
 def test_flux_core_idsets_and_hostlists(fake_flux: dict[str, Any]) -> None:
     impl = FluxCore()
     assert impl.run("idset.decode", "1,2") == {"output": [1, 2]}
-    assert impl.run("idset.decode", "1,x")["error"]["category"] == "syntax"
+    # flux-core raises ValueError for every refusal: no category is picked from the input.
+    assert impl.run("idset.decode", "1,x")["error"]["category"] == "unknown"
     assert impl.run("idset.encode", [3, 1, 3]) == {"output": "1,3"}
-    assert impl.run("idset.encode", [1, -1])["error"]["category"] == "invalid"
-    assert impl.run("idset.encode", [2**40])["error"]["category"] == "limit"
+    assert impl.run("idset.encode", [1, -1])["error"]["category"] == "unknown"
+    assert impl.run("idset.encode", [2**40])["error"]["category"] == "unknown"
     assert impl.run("hostlist.decode", "a,b") == {"output": ["a", "b"]}
-    assert impl.run("hostlist.decode", "a[")["error"]["category"] == "syntax"
+    assert impl.run("hostlist.decode", "a[")["error"]["category"] == "unknown"
     assert impl.run("hostlist.encode", ["a", "b"]) == {"output": "a,b"}
-    assert impl.run("hostlist.encode", ["a", ""])["error"]["category"] == "invalid"
+    assert impl.run("hostlist.encode", ["a", ""])["error"]["category"] == "unknown"
 
 
 def test_flux_core_counts(fake_flux: dict[str, Any]) -> None:
     impl = FluxCore()
     assert impl.run("count.values", {"count": 4, "limit": 3}) == {"output": [1, 2, 3]}
     assert impl.run("count.values", {"count": "2", "limit": 9}) == {"output": [2]}
-    # A string that does not parse is syntax; a broken count rule, or a wrong type, invalid.
-    assert impl.run("count.values", {"count": "x", "limit": 9})["error"]["category"] == "syntax"
-    assert impl.run("count.values", {"count": {}, "limit": 9})["error"]["category"] == "invalid"
-    assert impl.run("count.values", {"count": [], "limit": 9})["error"]["category"] == "invalid"
+    # ResourceCount raises ValueError for everything: never a category from the message or
+    # from the type of the input.
+    assert impl.run("count.values", {"count": "x", "limit": 9})["error"]["category"] == "unknown"
+    assert impl.run("count.values", {"count": {}, "limit": 9})["error"]["category"] == "unknown"
+    assert impl.run("count.values", {"count": [], "limit": 9})["error"]["category"] == "unknown"
 
 
 def test_flux_core_count_values_bounded(
@@ -264,7 +266,10 @@ def test_flux_core_count_values_bounded(
 ) -> None:
     monkeypatch.setattr("flux_conformance.runner.adapters.thirdparty.fluxcore.MAX_VALUES", 5)
     impl = FluxCore()
-    assert impl.run("count.values", {"count": 6, "limit": 10})["error"]["category"] == "limit"
+    # Past the adapter's bound flux-core was still answering: an adapter bound, seen output.
+    bound = impl.run("count.values", {"count": 6, "limit": 10})["adapter_bound"]
+    assert bound["seen"] == "output"
+    assert "the adapter lists" in bound["reason"]
     assert impl.run("count.values", {"count": 5, "limit": 10})["output"] == [1, 2, 3, 4, 5]
 
 
@@ -277,16 +282,16 @@ def test_flux_core_shapes(fake_flux: dict[str, Any]) -> None:
     assert fake_flux["shape_labels"] == ["task", "x", "task"]
     assert fake_flux["ShapeParser"].builds == 1  # the PLY parser is built once
     assert impl.run("shape.parse", {"shape": "[node"})["error"]["category"] == "syntax"
-    assert impl.run("shape.parse", {"shape": "node=0"})["error"]["category"] == "invalid"
+    assert impl.run("shape.parse", {"shape": "node=0"})["error"]["category"] == "unknown"
 
 
 def test_flux_core_jobspec_validation(fake_flux: dict[str, Any]) -> None:
     impl = FluxCore()
     assert impl.run("jobspec.validate", {"resources": []}) == {"output": {"warnings": []}}
-    assert impl.run("jobspec.validate", {"version": 1})["error"]["category"] == "invalid"
+    assert impl.run("jobspec.validate", {"version": 1})["error"]["category"] == "unknown"
     # validate_jobspec returns (1, reason) for JSON null instead of raising.
-    assert impl.run("jobspec.validate", None)["error"]["category"] == "invalid"
-    assert impl.run("jobspec.validate", {"version": "eio"})["error"]["category"] == "invalid"
+    assert impl.run("jobspec.validate", None)["error"]["category"] == "unknown"
+    assert impl.run("jobspec.validate", {"version": "eio"})["error"]["category"] == "unknown"
     with pytest.raises(PermissionError):  # not a verdict on the jobspec: the case errors
         impl.run("jobspec.validate", {"version": "eacces"})
 
@@ -299,7 +304,7 @@ def test_flux_core_constraint_validate_uses_a_carrier_jobspec(fake_flux: dict[st
     assert carrier["version"] == 1
     assert carrier["tasks"][0]["slot"] == "task"
     assert carrier["attributes"]["system"]["duration"] == 0  # flux-core requires it
-    assert impl.run("constraint.validate", {"bogus": []})["error"]["category"] == "invalid"
+    assert impl.run("constraint.validate", {"bogus": []})["error"]["category"] == "unknown"
     # The carrier is fresh each time.
     impl.run("constraint.validate", {})
     assert fake_flux["jobspecs"][-1]["attributes"]["system"]["constraints"] == {}
@@ -309,7 +314,7 @@ def test_flux_core_parse_query(fake_flux: dict[str, Any]) -> None:
     impl = FluxCore()
     assert impl.run("constraint.parse_query", "a,b") == {"output": {"properties": ["a", "b"]}}
     assert impl.run("constraint.parse_query", "a|")["error"]["category"] == "syntax"
-    assert impl.run("constraint.parse_query", 5)["error"]["category"] == "invalid"
+    assert impl.run("constraint.parse_query", 5)["error"]["category"] == "unknown"
 
 
 def test_flux_core_parse_query_from_older_clifake_module(
@@ -326,9 +331,9 @@ def test_flux_core_resource_sets(fake_flux: dict[str, Any]) -> None:
     r = {"version": 1}
     assert impl.run("R.validate", r) == {"output": {"warnings": []}}
     assert FakeResourceSet.created[-1] == json.dumps(r)  # documents go in serialised
-    assert impl.run("R.validate", {"version": 2})["error"]["category"] == "invalid"
-    assert impl.run("R.validate", {})["error"]["category"] == "invalid"  # KeyError
-    assert impl.run("R.validate", "text")["error"]["category"] == "invalid"  # TypeError
+    assert impl.run("R.validate", {"version": 2})["error"]["category"] == "unknown"
+    assert impl.run("R.validate", {})["error"]["category"] == "unknown"  # KeyError
+    assert impl.run("R.validate", "text")["error"]["category"] == "unknown"  # TypeError
     assert impl.run("R.decode", r) == {
         "output": [
             {"rank": 0, "hostname": "a0", "cores": "0-3", "gpus": "", "properties": []},
@@ -342,8 +347,8 @@ def test_flux_core_resource_sets(fake_flux: dict[str, Any]) -> None:
     assert [e["rank"] for e in diff["execution"]["R_lite"]] == ["0"]
     inter = impl.run("R.intersect", {"a": r, "b": b})["output"]
     assert [e["rank"] for e in inter["execution"]["R_lite"]] == ["1"]
-    assert impl.run("R.union", {"a": r})["error"]["category"] == "invalid"
-    assert impl.run("R.union", [r, b])["error"]["category"] == "invalid"
+    assert impl.run("R.union", {"a": r})["error"]["category"] == "unknown"
+    assert impl.run("R.union", [r, b])["error"]["category"] == "unknown"
 
 
 def test_flux_core_constraint_match(fake_flux: dict[str, Any]) -> None:
@@ -351,7 +356,7 @@ def test_flux_core_constraint_match(fake_flux: dict[str, Any]) -> None:
     value = {"constraint": {"properties": ["ssd"]}, "R": {"version": 1}}
     assert impl.run("constraint.match", value) == {"output": [1]}
     value["constraint"] = {"bogus": []}
-    assert impl.run("constraint.match", value)["error"]["category"] == "invalid"
+    assert impl.run("constraint.match", value)["error"]["category"] == "unknown"
 
 
 def test_flux_coremissing_modules(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -381,7 +386,7 @@ def test_flux_core_through_the_runner(
     results = [line["case"] for line in lines if "case" in line]
     assert code == 1
     assert results
-    assert {r["outcome"] for r in results} <= {"passed", "failed"}
+    assert {r["outcome"] for r in results} <= {"passed", "failed", "unchecked"}
 
 
 def test_flux_core_lists_at_most_max_values(
@@ -392,10 +397,13 @@ def test_flux_core_lists_at_most_max_values(
     impl = FluxCore()
     assert impl.run("idset.decode", "1,2") == {"output": [1, 2]}
     # Not a limit error: flux-core did not refuse it (and may have decoded something else).
-    refused = impl.run("idset.decode", "1,2,3")["unsupported"]["reason"]
-    assert "decoded 3 ids" in refused
-    assert "more than the adapter lists" in refused
-    assert "decoded 3 hosts" in impl.run("hostlist.decode", "a,b,c")["unsupported"]["reason"]
+    # An adapter bound that says flux-core was answering with an output.
+    bound = impl.run("idset.decode", "1,2,3")["adapter_bound"]
+    assert bound["seen"] == "output"
+    assert "answered with 3 ids" in bound["reason"]
+    assert "more than the adapter lists" in bound["reason"]
+    hosts = impl.run("hostlist.decode", "a,b,c")["adapter_bound"]
+    assert "answered with 3 hosts" in hosts["reason"]
 
 
 # -- the flux-python wheel alone -----------------------------------------------------------------

@@ -89,11 +89,11 @@ def test_command_passes_the_plugin_directory(fake_build: Path) -> None:
     assert command(str(fake_build)) == f"{fake_build / PROGRAM} {fake_build / 'plugins'}"
 
 
-def test_cli_without_a_build_exits_2(
+def test_cli_without_a_build_exits_3(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv(ENV, raising=False)
-    assert main(["run", "--impl", "slurm-extra", "-o", "slurm.extra.parse"]) == 2
+    assert main(["run", "--impl", "slurm-extra", "-o", "slurm.extra.parse"]) == 3
     assert "implementations/slurm-extra/build.sh" in capsys.readouterr().err
 
 

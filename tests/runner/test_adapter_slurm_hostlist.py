@@ -138,9 +138,9 @@ def test_decode_shifts_every_name_in_order(fake: FakeSlurm) -> None:
     assert fake.destroyed == [1000, 1001]
 
 
-def test_decode_null_is_syntax(fake: FakeSlurm) -> None:
+def test_decode_null_is_a_refusal_without_category(fake: FakeSlurm) -> None:
     answer = SlurmHostlistLibrary().run("hostlist.decode", "bad[")
-    assert answer["error"]["category"] == "syntax"
+    assert answer["error"]["category"] == "unknown"
     assert fake.destroyed == []
 
 
@@ -154,8 +154,9 @@ def test_decode_nul_is_never_passed(fake: FakeSlurm) -> None:
 def test_decode_refuses_a_count_over_the_limit_before_shifting(fake: FakeSlurm, count: int) -> None:
     fake.count = count
     answer = SlurmHostlistLibrary().run("hostlist.decode", "many")
-    assert answer["error"]["category"] == "limit"
-    assert "adapter" in answer["error"]["message"]
+    # Slurm accepted the list: the adapter's bound, never a limit Slurm did not report.
+    assert answer["adapter_bound"]["seen"] == "output"
+    assert "adapter lists at most" in answer["adapter_bound"]["reason"]
     assert fake.lists[1000] == [b"a", b"b", b"c"]  # nothing shifted
     assert fake.destroyed == [1000]
 
@@ -167,7 +168,7 @@ def test_decode_stops_shifting_past_the_limit_when_the_count_wrapped(
     monkeypatch.setattr(slurm_hostlist, "MAX_EXPANSION", 2)
     fake.count = 1
     answer = SlurmHostlistLibrary().run("hostlist.decode", "many")
-    assert answer["error"]["category"] == "limit"
+    assert answer["adapter_bound"]["seen"] == "output"
     assert fake.destroyed == [1000]
 
 
@@ -176,7 +177,7 @@ def test_decode_stops_past_the_output_length(
 ) -> None:
     monkeypatch.setattr(slurm_hostlist, "MAX_OUTPUT_LENGTH", 2)
     answer = SlurmHostlistLibrary().run("hostlist.decode", "many")
-    assert answer["error"]["category"] == "limit"
+    assert "adapter stops shifting" in answer["adapter_bound"]["reason"]
 
 
 def test_encode_pushes_each_name_in_order(fake: FakeSlurm) -> None:
@@ -233,7 +234,7 @@ def test_real_library_in_process() -> None:
     assert impl.run("hostlist.decode", "foo[1,1,2,1]") == {
         "output": ["foo1", "foo1", "foo2", "foo1"]
     }
-    assert impl.run("hostlist.decode", "foo[3-1]")["error"]["category"] == "syntax"
+    assert impl.run("hostlist.decode", "foo[3-1]")["error"]["category"] == "unknown"
     # Order and repeats kept, consecutive names merged; nothing sorted.
     assert impl.run("hostlist.encode", ["n3", "n1", "n2", "n2"]) == {"output": "n[3,1-2,2]"}
 
@@ -262,6 +263,6 @@ def test_real_worker_refuses_a_wrapped_count() -> None:
     adapter = make_adapter("slurm-hostlist")
     try:
         reply = adapter.run("hostlist.decode", "a[0-65535]b[0-32767]", edition=None)
-        assert (reply.kind, reply.value) == ("error", "limit")
+        assert (reply.kind, reply.value) == ("bound", "output")
     finally:
         adapter.close()

@@ -22,7 +22,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_reference_passes_mini_suite(capsys):
     code, out, _ = _run(capsys, "run", "--cases", str(MINI))
     assert code == 0
-    assert "conforms: 5 passed, 0 failed" in out
+    assert "conforms on 1 of 1 operations (5 of 5 cases): 5 passed, 0 failed" in out
 
 
 def test_failure_output_has_everything_needed(capsys):
@@ -45,8 +45,8 @@ def test_failure_output_has_everything_needed(capsys):
 @pytest.mark.parametrize(
     ("impl", "outcome"),
     [
-        ("python:inprocess_fakes:Raising", "errored"),
-        ("python:inprocess_fakes:Broken", "errored"),
+        ("python:inprocess_fakes:RaisingAfterFirst", "errored"),
+        ("python:inprocess_fakes:BrokenAfterFirst", "errored"),
         ("python:inprocess_fakes:WrongCategory", "failed"),
     ],
 )
@@ -90,7 +90,7 @@ def test_bad_impl_strings_are_usage_errors(capsys):
     assert code == 2
     assert "module:object" in err
     code, _, err = _run(capsys, "run", "--cases", str(MINI), "--impl", "python:no_such_mod_xyz:x")
-    assert code == 2
+    assert code == 3  # well formed, but the implementation cannot be loaded
     assert "cannot import" in err
     code, _, err = _run(capsys, "run", "--cases", str(MINI), "--impl", "ruby:x")
     assert code == 2

@@ -111,19 +111,26 @@ def test_clarify_by_spec_and_a_filter_that_matches_nothing(capsys):
 
 
 def test_coverage_by_spec_and_by_operation(capsys):
-    code, whole, _ = _run(capsys, "coverage", "--summary")
+    edition = ["--edition", DEFAULT_EDITION]
+    code, whole, _ = _run(capsys, "coverage", "--summary", *edition)
     assert code == 0
     rfc22 = next(line for line in whole.splitlines() if line.startswith("RFC 22 "))
-    code, out, _ = _run(capsys, "coverage", "--summary", "--spec", "rfc22")
-    assert out.splitlines() == [rfc22]
+    code, out, _ = _run(capsys, "coverage", "--summary", "--spec", "rfc22", *edition)
+    assert out.splitlines()[:3] == [f"edition {DEFAULT_EDITION}:", rfc22, ""]
+    # The input classes shown are those of the spec's operations.
+    classes = [line.split()[0] for line in out.splitlines()[4:] if "classes covered" in line]
+    assert classes == ["idset.decode", "idset.encode"]
     # -o counts only the chosen operations' citations: one of RFC 22's two operations covers
     # fewer statements than both.
-    code, out, _ = _run(capsys, "coverage", "--summary", "-o", "idset.decode")
+    code, out, _ = _run(capsys, "coverage", "--summary", "-o", "idset.decode", *edition)
     lines = out.splitlines()
-    assert lines[0] == "citations of the cases of idset.decode only"
-    assert lines[1].startswith("RFC 22 ")
-    assert lines[1] != rfc22
-    assert len(lines) == 2
+    assert lines[1] == "citations of the cases of idset.decode only"
+    assert lines[2].startswith("RFC 22 ")
+    assert lines[2] != rfc22
+    assert lines[3] == ""
+    classes = lines[lines.index("input classes, per operation (valid / invalid cases):") + 1 :]
+    assert classes[0].startswith("idset.decode ")
+    assert not any(line.startswith("idset.encode") for line in classes)
 
 
 # -- progress -------------------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
     assert doc == {
         "schemaVersion": 1,
         "label": "flux-conformance",
-        "message": "3/3 must",
+        "message": "3/3 must, 1/1 ops",
         "color": "brightgreen",
     }
     _run(
@@ -179,7 +179,7 @@ def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
     )
     doc = json.loads(badge.read_text())
     assert doc["color"] == "red"
-    assert doc["message"].endswith("/3 must")
+    assert doc["message"].endswith("/3 must, 1/1 ops")
     assert not doc["message"].startswith("3/")
 
 

@@ -71,7 +71,7 @@ def test_cli_compare_writes_both(tmp_path, capsys):
             str(page),
         ]
     )
-    assert code == 0
+    assert code == 1  # Wrong does not conform
     assert "0/5 (5 fail)" in md.read_text()
     assert "mini.leading-zero" in page.read_text()
     code = main(["compare", "--cases", str(MINI), "--impl", "ruby:nope"])

@@ -154,6 +154,16 @@ def test_compare_replies_uses_the_operation_comparator() -> None:
     assert "failed to answer" in str(
         compare_replies(op, Reply("errored", message="boom"), Reply("output", "1"), oracle)
     )
+    # A refusal without a category agrees with any refusal: there is no category to compare.
+    assert compare_replies(op, Reply("error", "unknown"), Reply("error", "limit"), oracle) is None
+    assert compare_replies(op, Reply("error", "unknown"), Reply("output", "1"), oracle)
+    # An adapter bound is compared only when the implementation answered where the other refuses.
+    seen = Reply("bound", "output", "too long to list")
+    assert "adapter bound" in str(compare_replies(op, seen, Reply("error", "limit"), oracle))
+    assert compare_replies(op, seen, Reply("output", "1"), oracle) is None
+    assert (
+        compare_replies(op, Reply("bound", None, "not asked"), Reply("error", "x"), oracle) is None
+    )
 
 
 @pytest.mark.parametrize("operation", sorted(STRATEGIES))
@@ -282,7 +292,7 @@ def test_cli_diff_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "--impl", "reference", "-o", "no.such.op"]) == 2
     assert main(["diff", "--impl", "reference", "-o", "R.decode"]) == 2
     assert "no input strategy" in capsys.readouterr().err
-    assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 2
+    assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 3
     with pytest.raises(SystemExit) as exc:
         main(["diff", "-o", "idset.decode"])  # --impl is required
     assert exc.value.code == 2

@@ -52,7 +52,9 @@ def test_exact_id_beats_glob_and_skip_does_not_run(capsys, tmp_path):
         "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: r\n"
         "  - id: mini.range\n    status: skip\n    reason: hangs\n",
     )
-    code, cases, _ = _run(capsys, "--impl", "python:inprocess_fakes:Raising", "--expectations", exp)
+    code, cases, _ = _run(
+        capsys, "--impl", "python:inprocess_fakes:RaisingAfterFirst", "--expectations", exp
+    )
     by_id = {c["id"]: c for c in cases}
     assert by_id["mini.range"]["outcome"] == "skipped"
     assert by_id["mini.range"]["reason"] == "expectations: hangs"
@@ -114,7 +116,12 @@ def _faulty_adapter(library_raises: bool):
     def library(text: str) -> list[int]:
         raise ValueError(f"the library cannot read {text!r}")
 
+    calls = []
+
     def handler(value):
+        calls.append(value)
+        if len(calls) == 1:  # the runner's first request, checking that it runs at all
+            return output([])
         if library_raises:
             return output(library(value))
         return output([_range_size("x", value)])  # decimal refuses 'x' inside runner code
@@ -140,6 +147,8 @@ def test_an_adapter_fault_is_never_excused(capsys, tmp_path, monkeypatch, librar
         assert all("the adapter is at fault" in c["reason"] for c in cases)
         assert code == 1
         baseline = tmp_path / "baseline.yaml"
+        # A fresh adapter: its first request is again the runner's check that it runs.
+        monkeypatch.setattr(inprocess_fakes, "Faulty", _faulty_adapter(library_raises))
         main(
             [
                 "run",

@@ -401,3 +401,10 @@ def test_large_integers_walks_json_values():
         2**53 + 1,
         -(2**60),
     ]
+
+
+def test_every_registered_comparator_is_described():
+    from flux_conformance.runner.comparators import COMPARATORS, DESCRIPTIONS
+
+    assert set(COMPARATORS) <= set(DESCRIPTIONS)
+    assert all(DESCRIPTIONS[name].strip() for name in COMPARATORS)

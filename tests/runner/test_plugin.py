@@ -192,3 +192,29 @@ def test_a_stale_expectations_file_is_a_usage_error(pytester: pytest.Pytester) -
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*'no.such.case' matches no case*"])
+
+
+def test_an_unrunnable_implementation_stops_with_status_3(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        "--conformance-impl", "exec:/nonexistent/impl", "--conformance-cases", str(MINI)
+    )
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(["*could not be run*"])
+
+
+def test_a_malformed_impl_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--conformance-impl", "ruby:x", "--conformance-cases", str(MINI))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_required_operations_fail_the_session(pytester: pytest.Pytester, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(FAKES))
+    common = ["--conformance-cases", str(MINI), "--conformance-require-operation", "idset.*"]
+    ran = pytester.runpytest("--conformance-impl", "reference", *common)
+    assert ran.ret == pytest.ExitCode.OK
+    unsupported = pytester.runpytest(
+        "--conformance-impl", "python:inprocess_fakes:Unsupporting", *common
+    )
+    unsupported.assert_outcomes(skipped=5)
+    assert unsupported.ret == pytest.ExitCode.TESTS_FAILED
+    unsupported.stdout.fnmatch_lines(["*required operations with no case run: idset.decode*"])

@@ -1864,6 +1864,172 @@ def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
     return _ok(sorted(names))
 
 
+# -- sched.allocate --------------------------------------------------------------------------
+
+_POOL4 = {
+    "version": 1,
+    "execution": {
+        "R_lite": [{"rank": "0-3", "children": {"core": "0-3", "gpu": "0"}}],
+        "nodelist": ["n[0-3]"],
+        "properties": {"ssd": "1,3"},
+    },
+}
+
+
+def _request(resources: list[Any], **system: Any) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "resources": resources,
+        "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
+        "attributes": {"system": {"duration": 0, **system}},
+    }
+
+
+def _one_core_nodes(count: Any, **extra: Any) -> list[Any]:
+    slot = {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
+    return [{"type": "node", "count": count, "with": [slot], **extra}]
+
+
+def _with_jobspec(value: Any, ref: Ref, change: Callable[[Any], Any]) -> Outcome | None:
+    """The reference's answer for ``value`` with its jobspec changed (None: no change)."""
+    if not isinstance(value, dict) or not isinstance(value.get("jobspec"), dict):
+        return None
+    changed = _copy(value)
+    change(changed["jobspec"])
+    return None if changed == value else ref(changed)
+
+
+@member(
+    "sched.allocate",
+    like="a scheduler that reads the pool and not what is already allocated",
+    witness={
+        "pool": _POOL4,
+        "jobspec": _request(_one_core_nodes(4)),
+        "allocated": [
+            {
+                "version": 1,
+                "execution": {
+                    "R_lite": [{"rank": "0", "children": {"core": "0-3"}}],
+                    "nodelist": ["n0"],
+                },
+            }
+        ],
+    },
+)
+def allocations_ignored(value: Any, ref: Ref) -> Outcome | None:
+    """Schedules from the whole pool, as if nothing were allocated."""
+    if not isinstance(value, dict) or not value.get("allocated"):
+        return None
+    return ref({k: v for k, v in value.items() if k != "allocated"})
+
+
+def _at_least_as_exact(jobspec: Any) -> None:
+    for vertex in _walk(jobspec.get("resources", [])):
+        if isinstance(vertex, dict) and "count" in vertex:
+            count = vertex["count"]
+            if isinstance(count, dict) and "min" in count:
+                vertex["count"] = count["min"]
+            elif isinstance(count, str) and re.fullmatch(r"\d+[+-].*", count):
+                vertex["count"] = int(_NUMBER.findall(count)[0])
+
+
+@member(
+    "sched.allocate",
+    like="a scheduler that gives the minimum of a ranged count (flux-core's per-slot counts)",
+    witness={"pool": _POOL4, "jobspec": _request(_one_core_nodes({"min": 1}))},
+)
+def ranged_counts_at_minimum(value: Any, ref: Ref) -> Outcome | None:
+    """Allocates the minimum of every min-only or ranged count."""
+    return _with_jobspec(value, ref, _at_least_as_exact)
+
+
+@member(
+    "sched.allocate",
+    like="constraints not applied",
+    witness={
+        "pool": _POOL4,
+        "jobspec": _request(_one_core_nodes(1), constraints={"properties": ["ssd"]}),
+    },
+)
+def constraint_ignored(value: Any, ref: Ref) -> Outcome | None:
+    """Ignores attributes.system.constraints."""
+    return _with_jobspec(
+        value, ref, lambda js: js.get("attributes", {}).get("system", {}).pop("constraints", None)
+    )
+
+
+@member(
+    "sched.allocate",
+    like="a pool that leaves the times to the job manager (flux-core's Rv1Pool)",
+    witness={"pool": _POOL4, "jobspec": _request(_one_core_nodes(1), duration=60), "now": 10},
+)
+def no_expiration(value: Any, ref: Ref) -> Outcome | None:
+    """Writes no expiration, whatever the duration."""
+    return _map_output(
+        value,
+        ref,
+        lambda r: {
+            **r,
+            "execution": {k: v for k, v in r["execution"].items() if k != "expiration"},
+        },
+    )
+
+
+@member(
+    "sched.allocate",
+    like="no difference made between never and not now",
+    witness={
+        "pool": _POOL4,
+        "jobspec": _request(_one_core_nodes(1)),
+        "allocated": [
+            {
+                "version": 1,
+                "execution": {
+                    "R_lite": [{"rank": "0-3", "children": {"core": "0-3"}}],
+                    "nodelist": ["n[0-3]"],
+                },
+            }
+        ],
+    },
+)
+def busy_as_never(value: Any, ref: Ref) -> Outcome | None:
+    """Reports a request that only waits for resources as one that can never run."""
+    first = ref(value)
+    if first.get("error", {}).get("category") == "busy":
+        return _err("unsatisfiable")
+    return None
+
+
+def _shared_nodes(jobspec: Any) -> None:
+    for vertex in _walk(jobspec.get("resources", [])):
+        if isinstance(vertex, dict) and vertex.get("type") == "slot":
+            for child in vertex.get("with", []):
+                if isinstance(child, dict) and child.get("type") == "node":
+                    child.setdefault("exclusive", False)
+
+
+@member(
+    "sched.allocate",
+    like="nodes inside a slot shared by default (flux-core's Rv1Pool)",
+    witness={
+        "pool": _POOL4,
+        "jobspec": _request(
+            [
+                {
+                    "type": "slot",
+                    "count": 1,
+                    "label": "task",
+                    "with": [{"type": "node", "count": 1, "with": [{"type": "core", "count": 1}]}],
+                }
+            ]
+        ),
+    },
+)
+def slot_nodes_shared(value: Any, ref: Ref) -> Outcome | None:
+    """Takes only the asked-for cores of a node inside a slot, not the whole node."""
+    return _with_jobspec(value, ref, _shared_nodes)
+
+
 # Each member as a module attribute, so that any command can load it by name, e.g.
 # ``flux-conformance diff --impl python:zoo.members:idset_decode__long_range_drops_last``.
 for _item in MEMBERS:

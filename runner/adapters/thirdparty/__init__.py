@@ -9,6 +9,11 @@ the specs, one reason per case (see ``docs/adapters.md``).
 * :mod:`.python_hostlist` -- ``python-hostlist`` (``--impl python-hostlist``);
 * :mod:`.clustershell` -- ClusterShell's ``NodeSet``/``RangeSet`` (``--impl clustershell``);
 * :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``);
+* :mod:`.fluxcore_librlist` -- flux-core's C library of R and constraints, librlist, linked
+  from a flux-core build and called through ctypes in a worker process
+  (``--impl flux-core-librlist``);
+* :mod:`.fluxion` -- Fluxion (flux-sched): ``resource-query`` and ``flux-jobspec-validate`` of
+  a build, run as subprocesses from a worker process (``--impl fluxion``);
 * :mod:`.slurm_hostlist` -- Slurm's ``slurm_hostlist_*`` functions from Debian's libslurm38,
   through ctypes in a worker process (``--impl slurm-hostlist``);
 * :mod:`.pdsh` -- Debian's ``pdsh`` and ``dshbak`` programs (``--impl pdsh``).

@@ -1,4 +1,13 @@
-"""What the third-party adapters share: outcome builders and dispatch by operation."""
+"""What the third-party adapters share: outcome builders and dispatch by operation.
+
+The rule every adapter follows: it reports what the library did, and never decides an answer
+for it.  A refusal gets a category only when the library itself names the kind (an exception
+class or error code of its own for that kind, such as a parser's syntax error); a refusal by a
+generic exception (``ValueError``, ``TypeError``, one catch-all class, a NULL return) is
+:func:`refused`, category ``unknown``, whatever its message says and whatever the input was.
+A bound of the adapter's own (a list too long to hold, a run too long to wait for) is
+:func:`adapter_bound`, never a ``limit`` the library did not report.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +16,16 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, AdapterError
 
 __all__ = [
     "Handler",
     "ThirdPartyImplementation",
+    "adapter_bound",
     "error",
     "import_or_fail",
     "output",
+    "refused",
     "unsupported",
 ]
 
@@ -31,6 +42,19 @@ def error(category: str, exc: BaseException | str) -> dict[str, Any]:
     """An ``error`` outcome carrying the library's own message (never compared)."""
     message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return {"error": {"category": category, "message": message}}
+
+
+def refused(exc: BaseException | str) -> dict[str, Any]:
+    """An ``error`` outcome of category ``unknown``: the library refused without a category."""
+    return error(UNKNOWN_CATEGORY, exc)
+
+
+def adapter_bound(reason: str, *, seen_output: bool = False) -> dict[str, Any]:
+    """The adapter stopped on a bound of its own; ``seen_output``: the library was answering."""
+    bound: dict[str, Any] = {"reason": reason}
+    if seen_output:
+        bound["seen"] = "output"
+    return {"adapter_bound": bound}
 
 
 def unsupported(reason: str) -> dict[str, Any]:

@@ -12,14 +12,19 @@ What it answers, and through which API (node groups are switched off with
 * ``idset.decode`` -- ``RangeSet(text).intiter()``: the text is given as written.
 * ``idset.encode`` -- ``str(RangeSet.fromlist([str(id), ...]))``.
 
-Errors: ``NodeSetException`` and ``RangeSetException`` (parse errors, bad ranges, padding
-mismatches) become ``syntax`` when decoding and ``invalid`` when encoding.  Anything else
+Errors: ClusterShell names parse errors by class (``NodeSetParseError``,
+``RangeSetParseError`` and their subclasses, padding mismatches among them): when decoding,
+those are ``syntax``.  Every other ``NodeSetException`` or ``RangeSetException``, and any
+refusal when encoding (ClusterShell then reads a name as a pattern, so its parse error is not a
+verdict on a host name), is reported as ``unknown``: counted as a refusal, its category not
+checked (``hostlist.encode`` registers one category, so there it is that one).  Anything else
 propagates (the case is errored).
 
 One guard belongs to the adapter, not to ClusterShell: NodeSet and RangeSet hold every
-member, so a range such as ``n[0-99999999999]`` would exhaust memory.  A range spanning
-more than :data:`MAX_SPAN` ids is refused with ``limit`` before ClusterShell sees it (the
-bound is the reference's own list limit; the message says the adapter refused it).
+member, so a range such as ``n[0-99999999999]`` would exhaust memory.  An input that could
+expand to more than :data:`MAX_SPAN` members is not given to ClusterShell: it is reported as
+an adapter bound (the case is skipped, saying so), never as a ``limit`` ClusterShell did not
+report.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from typing import Any
 
 from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
+    adapter_bound,
     error,
     import_or_fail,
     output,
+    refused,
 )
 
 __all__ = ["MAX_SPAN", "ClusterShell"]
@@ -103,8 +110,8 @@ def _too_wide(text: str, *, bracketed: bool) -> str | None:
         total = _span(text)
     if total > MAX_SPAN:
         return (
-            f"the adapter refuses this input: ClusterShell would hold up to {total} "
-            f"members in memory (adapter limit {MAX_SPAN})"
+            f"not given to ClusterShell, which would hold up to {total:,} members in memory "
+            f"(adapter bound {MAX_SPAN:,})"
         )
     return None
 
@@ -130,6 +137,10 @@ class ClusterShell(ThirdPartyImplementation):
             nodeset.NodeSetException,
             rangeset.RangeSetException,
         )
+        self._parse_errors: tuple[type[BaseException], ...] = (
+            nodeset.NodeSetParseError,
+            rangeset.RangeSetParseError,
+        )
         super().__init__(
             {
                 "hostlist.decode": self._hostlist_decode,
@@ -140,35 +151,41 @@ class ClusterShell(ThirdPartyImplementation):
         )
 
     def _hostlist_decode(self, text: Any) -> Mapping[str, Any]:
-        refusal = _too_wide(text, bracketed=True)
-        if refusal:
-            return error("limit", refusal)
+        bound = _too_wide(text, bracketed=True)
+        if bound:
+            return adapter_bound(bound)
         try:
             return output([str(host) for host in self._NodeSet(text, resolver=self._nogroup)])
         except self._errors as exc:
-            return error("syntax", exc)
+            return self._decode_error(exc)
 
     def _hostlist_encode(self, hosts: Any) -> Mapping[str, Any]:
         for host in hosts:
-            refusal = _too_wide(host, bracketed=True)
-            if refusal:
-                return error("invalid", refusal)
+            bound = _too_wide(host, bracketed=True)
+            if bound:
+                return adapter_bound(bound)
         try:
             return output(str(self._NodeSet.fromlist(list(hosts), resolver=self._nogroup)))
         except self._errors as exc:
-            return error("invalid", exc)
+            return refused(exc)
 
     def _idset_decode(self, text: Any) -> Mapping[str, Any]:
-        refusal = _too_wide(text, bracketed=False)
-        if refusal:
-            return error("limit", refusal)
+        bound = _too_wide(text, bracketed=False)
+        if bound:
+            return adapter_bound(bound)
         try:
             return output([int(i) for i in self._RangeSet(text).intiter()])
         except self._errors as exc:
-            return error("syntax", exc)
+            return self._decode_error(exc)
 
     def _idset_encode(self, ids: Any) -> Mapping[str, Any]:
         try:
             return output(str(self._RangeSet.fromlist([str(i) for i in ids])))
         except self._errors as exc:
-            return error("invalid", exc)
+            return refused(exc)
+
+    def _decode_error(self, exc: BaseException) -> Mapping[str, Any]:
+        """A parse error class is ``syntax``; any other refusal has no category."""
+        if isinstance(exc, self._parse_errors):
+            return error("syntax", exc)
+        return refused(exc)

@@ -61,35 +61,37 @@ jobspecs from a shape, no function does), and the Slurm operations.
 JSON documents (R, jobspec, constraints) are handed over serialised, as flux-core receives
 them from the KVS or a submission, so a wrongly typed document reaches flux-core as it is.
 
-Error mapping:
+Errors.  flux-core names the kind of a refusal only in its parsers' own exception classes;
+everywhere else it raises Python's generic exceptions, so the refusal is reported with the
+category ``unknown`` (counted as a refusal, its category not checked), whatever the message or
+the input:
 
-* decoders (``idset.decode``, ``hostlist.decode``): ``ValueError`` -> ``syntax``; a set of
-  more than :data:`MAX_VALUES` members is not listed but answered ``unsupported``;
-* ``idset.encode``: ``ValueError`` -> ``invalid`` when an id is negative, else ``limit``;
-* ``hostlist.encode``: ``ValueError``/``TypeError`` -> ``invalid``;
-* ``count.values``: ``ResourceCount`` raises ``ValueError`` for everything; one whose message
-  starts ``RFC 14``/``RFC 45`` (a broken count rule), or any error for a non-string count,
-  -> ``invalid``; any other error for a string (it did not parse) -> ``syntax``;
 * ``shape.parse``: ``ShapeSyntaxError`` -> ``syntax`` (flux-core raises it also for several
-  unlabelled slots, which the suite calls ``invalid``: a finding), ``ValueError``/
-  ``TypeError`` -> ``invalid``;
-* ``constraint.parse_query``: ``ConstraintSyntaxError`` -> ``syntax``, ``TypeError`` or
-  ``ValueError`` (PLY refusing a non-string) -> ``invalid``;
-* validators and R operations: ``ValueError``/``TypeError``/``KeyError`` -> ``invalid``
-  (the exceptions ``ResourceSet`` and ``validate_jobspec`` document), and an ``OSError``
-  with ``EINVAL`` from ``validate_jobspec``;
+  unlabelled slots, which the suite calls ``invalid``: a finding); ``ValueError``/``TypeError``
+  -> ``unknown``;
+* ``constraint.parse_query``: ``ConstraintSyntaxError`` -> ``syntax``; ``TypeError`` or
+  ``ValueError`` (PLY refusing a non-string) -> ``unknown``;
+* every other operation: ``ValueError``, ``TypeError``, ``KeyError`` (what ``IDset``,
+  ``Hostlist``, ``ResourceCount``, ``ResourceSet`` and ``validate_jobspec`` raise), an
+  ``OSError`` with ``EINVAL`` from ``validate_jobspec``, and ``validate_jobspec`` returning
+  ``(1, reason)`` instead of raising -> ``unknown``;
 * ``sched.allocate``: the scheduler pool is judged on its own (job-ingest's V1 validator, which
   refuses every range count, is not put in front of it).  A pool or allocated R that
-  ``ResourcePool`` or ``register_alloc`` refuses -> ``invalid``; a jobspec that
-  ``parse_resource_request`` refuses -> ``invalid``, except "Unable to determine slot
+  ``ResourcePool`` or ``register_alloc`` refuses (generic exceptions) -> ``unknown``; a jobspec
+  that ``parse_resource_request`` refuses -> ``unknown``, except "Unable to determine slot
   count/size" (a request without a slot or without cores, which its request model cannot
   express) -> ``unsupported`` with that reason; ``InfeasibleRequest`` -> ``unsatisfiable``,
   except the one for a count with discrete values, which says the pool does not support such
-  counts -> ``unsupported``; ``InsufficientResources`` -> ``busy``; a ``ValueError`` from
-  ``alloc`` itself (an unknown constraint operator) -> ``invalid``.  ``now`` has no
-  counterpart (``Rv1Pool`` reads the clock and leaves the times to the job manager), so it
-  is not passed;
+  counts -> ``unsupported``; ``InsufficientResources`` -> ``busy`` (flux-core's own classes
+  name the kind); a ``ValueError`` from ``alloc`` itself (an unknown constraint operator) ->
+  ``unknown``.  ``now`` has no counterpart (``Rv1Pool`` reads the clock and leaves the times
+  to the job manager), so it is not passed;
 * anything else propagates, and the case is errored (flux-core crashed on that input).
+
+The adapter's one bound of its own: it lists at most :data:`MAX_VALUES` ids, hosts or counts.
+A decoded set, or a count's list of values, longer than that is reported as an adapter bound
+with ``seen: output`` (flux-core was answering with an output, not refusing): a case that
+expects a refusal fails on it, any other is skipped, never answered ``limit``.
 """
 
 from __future__ import annotations
@@ -111,8 +113,10 @@ from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.adapters.thirdparty._base import (
     Handler,
     ThirdPartyImplementation,
+    adapter_bound,
     error,
     output,
+    refused,
     unsupported,
 )
 
@@ -120,8 +124,8 @@ __all__ = ["MAX_VALUES", "PREFIX_VARIABLE", "FluxCore"]
 
 #: The adapter lists at most this many ids, hosts or counts (the reference's own list bound):
 #: flux-core keeps an idset or hostlist compact, but a Python list of 10**8 ids would exhaust
-#: the machine (such a decode is answered ``unsupported``), and ``valid_counts`` of an
-#: unbounded count is as long as the limit (answered ``limit``).
+#: the machine, and ``valid_counts`` of an unbounded count is as long as the limit.  Past it,
+#: the answer is an adapter bound (``seen: output``), never ``limit``.
 MAX_VALUES = 4_000_000
 
 #: The environment variable naming the install prefix of a flux-core build.
@@ -201,24 +205,25 @@ def _distribution_version() -> str:
     return "unknown"
 
 
-def _too_many(count: int, what: str, decoded: Any) -> dict[str, Any]:
-    """What the adapter says of a set flux-core holds compactly but is too long to list.
+def _too_many(count: int | str, what: str, decoded: Any) -> dict[str, Any]:
+    """What the adapter says of an output flux-core gave but that is too long to list.
 
-    Not ``limit``: flux-core did not refuse the input, and a ``limit`` would let a case that
-    expects one pass although flux-core may have decoded something else (``0-99999999999999``
-    becomes ``0-276447231``).  The case is skipped, the reason saying what flux-core decoded.
+    Not ``limit``: flux-core did not refuse the input (and may have decoded something else:
+    ``0-99999999999999`` becomes ``0-276447231``).  An adapter bound with ``seen: output``: a
+    case that expects a refusal fails on it, since flux-core answered with an output.
     """
-    return unsupported(
-        f"flux-core decoded {count} {what} ({str(decoded)[:80]}), more than the adapter "
-        f"lists ({MAX_VALUES}, the reference's bound)"
+    return adapter_bound(
+        f"flux-core answered with {count} {what} ({str(decoded)[:80]}), more than the adapter "
+        f"lists ({MAX_VALUES:,}, the reference's bound)",
+        seen_output=True,
     )
 
 
 def _validation_error(exc: BaseException) -> Mapping[str, Any] | None:
     if isinstance(exc, _INVALID):
-        return error("invalid", exc)
+        return refused(exc)
     if isinstance(exc, OSError) and exc.errno == errno.EINVAL:
-        return error("invalid", exc)
+        return refused(exc)
     return None
 
 
@@ -412,7 +417,7 @@ class FluxCore(ThirdPartyImplementation):
         try:
             decoded = self._idset.decode(text)
         except ValueError as exc:
-            return error("syntax", exc)
+            return refused(exc)
         if len(decoded) > MAX_VALUES:
             return _too_many(len(decoded), "ids", decoded)
         return output([int(i) for i in decoded])
@@ -421,13 +426,13 @@ class FluxCore(ThirdPartyImplementation):
         try:
             return output(str(self._idset.IDset(list(ids))))
         except ValueError as exc:
-            return error("invalid" if any(i < 0 for i in ids) else "limit", exc)
+            return refused(exc)
 
     def _hostlist_decode(self, text: Any) -> Mapping[str, Any]:
         try:
             decoded = self._hostlist.decode(text)
         except ValueError as exc:
-            return error("syntax", exc)
+            return refused(exc)
         if len(decoded) > MAX_VALUES:
             return _too_many(len(decoded), "hosts", decoded)
         return output([str(h) for h in decoded])
@@ -436,7 +441,7 @@ class FluxCore(ThirdPartyImplementation):
         try:
             return output(str(self._hostlist.Hostlist(list(hosts)).encode()))
         except (ValueError, TypeError) as exc:
-            return error("invalid", exc)
+            return refused(exc)
 
     # -- RFC 14 counts, RFC 46 shapes, jobspec --------------------------------------------
 
@@ -446,10 +451,9 @@ class FluxCore(ThirdPartyImplementation):
             parsed = self._ResourceCount.from_count_spec(count)
             found = list(itertools.islice(parsed.valid_counts(limit), MAX_VALUES + 1))
         except (ValueError, TypeError) as exc:
-            rule = str(exc).startswith(("RFC 14", "RFC 45"))
-            return error("invalid" if rule or not isinstance(count, str) else "syntax", exc)
+            return refused(exc)
         if len(found) > MAX_VALUES:
-            return error("limit", f"more than {MAX_VALUES} values (adapter bound)")
+            return _too_many(f"more than {MAX_VALUES:,}", "values", found[:8])
         return output(sorted(int(v) for v in found))
 
     def _shape_parse(self, value: Any) -> Mapping[str, Any]:
@@ -464,7 +468,7 @@ class FluxCore(ThirdPartyImplementation):
         except self._shape.ShapeSyntaxError as exc:
             return error("syntax", exc)
         except (ValueError, TypeError) as exc:
-            return error("invalid", exc)
+            return refused(exc)
 
     def _validate(self, document: Any) -> Mapping[str, Any]:
         try:
@@ -476,7 +480,7 @@ class FluxCore(ThirdPartyImplementation):
             return mapped
         if not isinstance(result, tuple) or result[0] is not True:
             # validate_jobspec returns (1, reason) instead of raising for JSON null.
-            return error("invalid", f"validate_jobspec returned {result!r}")
+            return refused(f"validate_jobspec returned {result!r}")
         return output({"warnings": []})
 
     def _jobspec_validate(self, document: Any) -> Mapping[str, Any]:
@@ -508,7 +512,7 @@ class FluxCore(ThirdPartyImplementation):
         except self._query_syntax_error as exc:
             return error("syntax", exc)
         except (TypeError, ValueError) as exc:  # PLY's lexer: "Expected a string"
-            return error("invalid", exc)
+            return refused(exc)
 
     # -- RFC 20 / RFC 31 ------------------------------------------------------------------
 
@@ -519,7 +523,7 @@ class FluxCore(ThirdPartyImplementation):
         try:
             return output(answer())
         except _INVALID as exc:
-            return error("invalid", exc)
+            return refused(exc)
 
     def _r_validate(self, document: Any) -> Mapping[str, Any]:
         def answer() -> Any:
@@ -578,13 +582,13 @@ class FluxCore(ThirdPartyImplementation):
             for jobid, taken in enumerate(value.get("allocated", []), start=1):
                 pool.register_alloc(jobid, pool_class(json.dumps(taken)))
         except _INVALID as exc:
-            return error("invalid", exc)
+            return refused(exc)
         try:
             request = pool.parse_resource_request(value["jobspec"])
         except _INVALID as exc:
             if str(exc).startswith(_CANNOT_EXPRESS):
                 return unsupported(f"flux-core's scheduler cannot express this request: {exc}")
-            return error("invalid", exc)
+            return refused(exc)
         try:
             pool.check_feasibility(request)
             allocation = pool.alloc(len(value.get("allocated", [])) + 1, request)
@@ -596,5 +600,5 @@ class FluxCore(ThirdPartyImplementation):
             return error("unsatisfiable", exc)
         except _INVALID as exc:
             # Raised by the pool's own checks of the request (a constraint it cannot read).
-            return error("invalid", exc)
+            return refused(exc)
         return output(allocation.to_dict())

@@ -5,9 +5,10 @@ session of its own (killed whole on timeout), with a minimal environment (no ``W
 ``PDSH_*`` settings):
 
 * ``hostlist.decode`` -- ``pdsh -q -w TEXT`` first, which parses the list and prints its
-  options without running anything: a refusal there is pdsh's verdict (``Too many hosts in
-  range`` is ``limit``; any other refusal is ``syntax``; ``no remote hosts specified`` means
-  the list parsed to no hosts at all, so the answer is ``[]``).  Then ``pdsh -R exec -f 1
+  options without running anything: a refusal there is pdsh's verdict, reported with the
+  category ``unknown`` (pdsh says what went wrong only in its message, so the refusal is
+  counted but its category not checked); ``no remote hosts specified`` means the list parsed
+  to no hosts at all, so the answer is ``[]``.  Then ``pdsh -R exec -f 1
   -N -w TEXT echo %h``: the exec module runs ``echo`` once per host, one at a time (fan-out
   1, so the output keeps pdsh's order and repeats), and each output line is a host.
 * ``hostlist.encode`` -- ``dshbak -c`` fed one ``NAME: x`` line per host; with identical
@@ -23,8 +24,8 @@ session of its own (killed whole on timeout), with a minimal environment (no ``W
 * ``idset.decode`` is not offered (``[text]`` read as a hostlist would accept what RFC 22
   refuses).
 
-Guards that belong to the adapter, not to pdsh, each answering ``unsupported`` with a
-message that says so:
+Guards that belong to the adapter, not to pdsh, each answering ``unsupported`` (the input
+cannot be given to pdsh as it is) or an adapter bound, with a message that says so:
 
 * ``-w`` is more than a hostlist: an item starting with ``-`` excludes hosts, ``^`` reads a
   file, ``/`` filters by a regular expression, ``user@`` and ``rcmd:`` pick a user or a
@@ -35,7 +36,9 @@ message that says so:
   be in one at all.
 * The exec module starts one process per host (about 6 ms each), so a list whose bracket
   groups could hold more than :data:`MAX_HOSTS` hosts is not run; the bound is the product
-  of each item's bracket spans, read from the text after pdsh has accepted it.
+  of each item's bracket spans, read from the text after pdsh has accepted it.  pdsh has
+  accepted the list, so this is an adapter bound with ``seen: output``: a case expecting a
+  refusal fails on it, any other is skipped.
 """
 
 from __future__ import annotations
@@ -51,8 +54,9 @@ from typing import Any
 from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
-    error,
+    adapter_bound,
     output,
+    refused,
     unsupported,
 )
 
@@ -71,7 +75,6 @@ TIMEOUT = 60.0
 LIST_TIMEOUT = 10.0
 
 #: pdsh's refusal of a range over its own size bound.
-_TOO_MANY = "Too many hosts in range"
 #: pdsh's complaint when the list holds no host at all.
 _NO_HOSTS = "no remote hosts specified"
 #: Characters that give ``-w`` a meaning beyond a hostlist anywhere in the text.
@@ -224,18 +227,19 @@ class Pdsh(ThirdPartyImplementation):
         if listed.returncode != 0:
             if _NO_HOSTS in listed.stderr:
                 return output([])
-            category = "limit" if _TOO_MANY in listed.stderr else "syntax"
-            return error(category, listed.stderr.strip() or f"pdsh -q exited {listed.returncode}")
+            return refused(listed.stderr.strip() or f"pdsh -q exited {listed.returncode}")
         bound = _host_bound(text)
         if bound > MAX_HOSTS:
-            return unsupported(
-                f"the adapter runs pdsh's one process per host for at most {MAX_HOSTS} hosts"
+            return adapter_bound(
+                f"pdsh -q accepted the list; the adapter runs pdsh's one process per host for "
+                f"at most {MAX_HOSTS} hosts",
+                seen_output=True,
             )
         done = _run([self._pdsh, "-R", "exec", "-f", "1", "-N", "-w", text, "echo", "%h"])
         if done.returncode != 0:
             if _NO_HOSTS in done.stderr:
                 return output([])
-            return error("syntax", done.stderr.strip() or f"pdsh exited {done.returncode}")
+            return refused(done.stderr.strip() or f"pdsh exited {done.returncode}")
         return output(_lines(done.stdout))
 
     def _coalesce(self, names: list[str]) -> Mapping[str, Any]:
@@ -249,7 +253,7 @@ class Pdsh(ThirdPartyImplementation):
             )
         done = _run([self._dshbak_path, "-c"], "".join(f"{name}: x\n" for name in names))
         if done.returncode != 0:
-            return error("invalid", done.stderr.strip() or f"dshbak exited {done.returncode}")
+            return refused(done.stderr.strip() or f"dshbak exited {done.returncode}")
         lines = _lines(done.stdout)
         if not names and not lines:
             return output("")

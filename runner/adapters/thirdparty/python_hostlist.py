@@ -16,10 +16,10 @@ What it answers, and through which API:
   RFC 22 forbids (``3,1``, ``01``) and return ids out of order, which says nothing about
   python-hostlist itself.
 
-Errors: the library raises one class, ``BadHostlist``, and says what went wrong only in its
-message.  ``results too large`` and ``range too large`` (its ``MAX_SIZE`` guard) become
-``limit``; every other ``BadHostlist`` from decoding becomes ``syntax``; from encoding,
-``invalid`` (a host it cannot write).  Anything else propagates (the case is errored).
+Errors: the library raises one class, ``BadHostlist``, for every refusal, its size guard
+(``MAX_SIZE``) included, and says what went wrong only in its message.  So a refusal has no
+category the library gives: it is reported as ``unknown`` (counted as a refusal, category not
+checked), never guessed from the message.  Anything else propagates (the case is errored).
 """
 
 from __future__ import annotations
@@ -30,16 +30,13 @@ from typing import Any
 
 from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
-    error,
     import_or_fail,
     output,
+    refused,
     unsupported,
 )
 
 __all__ = ["PythonHostlist"]
-
-#: ``BadHostlist`` messages that report the library's size guard, not bad syntax.
-_LIMIT_MESSAGES = ("results too large", "range too large")
 
 
 class PythonHostlist(ThirdPartyImplementation):
@@ -69,15 +66,14 @@ class PythonHostlist(ThirdPartyImplementation):
         try:
             hosts = self._lib.expand_hostlist(text, allow_duplicates=True)
         except self._lib.BadHostlist as exc:
-            category = "limit" if str(exc) in _LIMIT_MESSAGES else "syntax"
-            return error(category, exc)
+            return refused(exc)
         return output(list(hosts))
 
     def _hostlist_encode(self, hosts: Any) -> Mapping[str, Any]:
         try:
             return output(self._lib.collect_hostlist(list(hosts)))
         except self._lib.BadHostlist as exc:
-            return error("invalid", exc)
+            return refused(exc)
 
     def _idset_encode(self, ids: Any) -> Mapping[str, Any]:
         if any(i < 0 for i in ids):
@@ -85,4 +81,4 @@ class PythonHostlist(ThirdPartyImplementation):
         try:
             return output(self._lib.collect_hostlist([str(i) for i in ids]))
         except self._lib.BadHostlist as exc:  # pragma: no cover - decimal ids are writable
-            return error("limit", exc)
+            return refused(exc)

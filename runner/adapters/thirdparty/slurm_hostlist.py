@@ -15,8 +15,9 @@ asks only for the cluster's dimensions, which are compiled in; ``SLURM_CONF`` is
 
 * ``hostlist.decode`` -- ``slurm_hostlist_create(text)``, then ``slurm_hostlist_shift``
   until it returns NULL (each name ``free``-d), then ``slurm_hostlist_destroy``.  Shifting
-  keeps the written order and the repeats.  NULL from ``slurm_hostlist_create`` is
-  ``syntax``.
+  keeps the written order and the repeats.  NULL from ``slurm_hostlist_create`` is Slurm's
+  one answer to every refusal (its own size bound included), so it is reported with the
+  category ``unknown``: counted as a refusal, its category not checked.
 * ``hostlist.encode`` -- ``slurm_hostlist_create(NULL)``, ``slurm_hostlist_push_host`` of
   each name in order, then ``slurm_hostlist_ranged_string_malloc``.  The encoder keeps the
   order; whatever it writes is reported as written (see the expectations file).
@@ -30,7 +31,9 @@ A string holding NUL cannot be handed to a C function whole, so such an input is
 ``unsupported``.  One guard belongs to the adapter, not to Slurm: a hostlist is held as
 ranges and expands only as it is shifted, so after ``slurm_hostlist_create`` the adapter
 reads ``slurm_hostlist_count`` and stops shifting past the reference's own bounds (4,000,000
-names, 64 MiB of characters), answering ``limit`` with a message saying the adapter refused.
+names, 64 MiB of characters).  Slurm accepted such a list, so this is an adapter bound with
+``seen: output`` (a case expecting a refusal fails on it, any other is skipped), never a
+``limit`` Slurm did not report.
 """
 
 from __future__ import annotations
@@ -48,8 +51,9 @@ from flux_conformance.runner.adapters.base import AdapterError
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
-    error,
+    adapter_bound,
     output,
+    refused,
     unsupported,
 )
 
@@ -165,12 +169,15 @@ class SlurmHostlistLibrary(ThirdPartyImplementation):
         lib = self._lib
         hostlist = lib.slurm_hostlist_create(raw)
         if not hostlist:
-            return error("syntax", "slurm_hostlist_create returned NULL")
+            return refused("slurm_hostlist_create returned NULL")
         try:
             count = int(lib.slurm_hostlist_count(hostlist))
             # The count is a C int that wraps past 2**31 names, hence the second bound below.
             if not 0 <= count <= MAX_EXPANSION:
-                return error("limit", f"the adapter refuses to expand {count} names")
+                return adapter_bound(
+                    f"Slurm holds {count} names; the adapter lists at most {MAX_EXPANSION:,}",
+                    seen_output=True,
+                )
             hosts: list[str] = []
             size = 0
             while True:
@@ -180,10 +187,10 @@ class SlurmHostlistLibrary(ThirdPartyImplementation):
                 name = self._take_string(pointer)
                 size += len(name)
                 if len(hosts) >= MAX_EXPANSION or size > MAX_OUTPUT_LENGTH:
-                    return error(
-                        "limit",
-                        f"the adapter stops shifting past {MAX_EXPANSION} names or "
-                        f"{MAX_OUTPUT_LENGTH} characters",
+                    return adapter_bound(
+                        f"the adapter stops shifting past {MAX_EXPANSION:,} names or "
+                        f"{MAX_OUTPUT_LENGTH:,} characters",
+                        seen_output=True,
                     )
                 hosts.append(_from_c(name))
         finally:
@@ -197,7 +204,7 @@ class SlurmHostlistLibrary(ThirdPartyImplementation):
         lib = self._lib
         hostlist = lib.slurm_hostlist_create(None)
         if not hostlist:  # pragma: no cover - an empty list is refused only without memory
-            return error("invalid", "slurm_hostlist_create(NULL) returned NULL")
+            return refused("slurm_hostlist_create(NULL) returned NULL")
         try:
             for raw in raws:
                 lib.slurm_hostlist_push_host(hostlist, raw)

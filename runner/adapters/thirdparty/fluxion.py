@@ -1,0 +1,370 @@
+"""Adapter for Fluxion, flux-sched's graph-based scheduler: ``--impl fluxion``.
+
+Fluxion has no library API a Python process could load; its command-line front end,
+``resource-query``, loads a resource graph from an R (``--load-format=rv1exec``) and answers
+``match`` commands read from stdin with the allocation as R (``--match-format=rv1_nosched``).
+``implementations/flux-sched/build.sh SRC PREFIX BUILD`` builds it, with Fluxion's jobspec
+parser program ``flux-jobspec-validate``, from a flux-sched source tree on top of an installed
+flux-core; ``FLUXION_BUILD=BUILD`` names the build here.  Each case runs one fresh
+``resource-query`` (or ``flux-jobspec-validate``) process.  :class:`Fluxion` drives them;
+the runner reaches it through :class:`FluxionAdapter`, a worker process that exits when Fluxion
+crashes, hangs or refuses without a category (:class:`FluxionFailed`), so that such a case is
+reported as errored by the implementation, with Fluxion's message.
+
+``sched.allocate`` (input ``{"pool": R, "jobspec": ..., "allocated": [R, ...], "now": t}``):
+
+* ``resource-query -L pool.json -f rv1exec -F rv1_nosched -d`` (the default match policy,
+  ``first``), fed one command per line:
+* each R of ``allocated``, in order: ``update allocate rv1exec alloc-N.json N 0 HORIZON``.
+  ``update`` is Fluxion's own way to mark an existing allocation in its graph (what its
+  scheduler module does with running jobs when it restarts), so exactly those resources are
+  taken, from time 0 for :data:`HORIZON` seconds (the duration resource-query gives a job that
+  has none: they are held for as long as its clock runs);
+* ``match allocate_with_satisfiability jobspec.json``, then ``quit``.
+
+resource-query prints its answer per job id on stdout (the R, then ``RESOURCES=ALLOCATED``;
+or ``No matching resources found``, followed by ``Unsatisfiable request`` when the traverser
+said ENODEV, i.e. the request can never be met) and its error messages on stderr; it exits
+with status 0 in every case except a pool it cannot load.  The adapter reads that:
+
+* an allocated R -> the output; resource-query's clock starts at 0 when it starts, so its
+  ``starttime`` and ``expiration`` count from the session's start: with ``now``, both are
+  shifted by ``now`` (the only change made to the R); without it, they are left as printed;
+* ``Unsatisfiable request`` -> ``unsatisfiable``;
+* no match, not unsatisfiable, and ``Jobspec error`` on stderr (Fluxion's jobspec parser threw
+  its ``parse_error``), or ``traverser: Invalid argument`` (the traverser's errno EINVAL, which
+  resource-query writes with ``strerror``) -> ``invalid``;
+* no match, not unsatisfiable, nothing on stderr (the traverser's EBUSY, which
+  resource-query reports without a message) -> ``busy``;
+* no match with another error message on stderr, or resource-query killed by a signal (an
+  uncaught C++ exception aborts it): the case is errored (Fluxion failed in a way it gives no
+  category for);
+* a pool resource-query cannot load (exit status 1, ``error generating resources``), or an
+  ``allocated`` R that ``update`` refuses (not in the pool, or taken twice) -> ``invalid``,
+  with Fluxion's message.
+
+``jobspec.validate`` and ``constraint.validate`` run ``flux-jobspec-validate`` with the
+document on stdin (as YAML, of which JSON is a subset): exit status 0 is valid (no
+warnings), 2 is Fluxion's ``parse_error`` -> ``invalid``, anything else errors the case.
+``constraint.validate`` puts the constraint in ``attributes.system.constraints`` of a minimal
+jobspec Fluxion accepts: Fluxion's constraint parser is reached only there.
+``constraint.match`` is not offered: Fluxion evaluates constraints only while allocating,
+and a "which ranks match" answer would have to be built from allocations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
+from flux_conformance.runner.adapters.thirdparty._base import (
+    Handler,
+    ThirdPartyImplementation,
+    error,
+    output,
+    unsupported,
+)
+
+__all__ = [
+    "ENV",
+    "HORIZON",
+    "RESOURCE_QUERY",
+    "VALIDATOR",
+    "Fluxion",
+    "FluxionAdapter",
+    "FluxionFailed",
+    "MatchResult",
+    "main",
+    "parse_session",
+]
+
+#: The environment variable naming the build directory of ``build.sh``.
+ENV = "FLUXION_BUILD"
+#: resource-query, inside the build directory (``cmake --install`` does not install it).
+RESOURCE_QUERY = "resource/utilities/resource-query"
+#: Fluxion's jobspec parser program, inside the build directory.
+VALIDATOR = "resource/libjobspec/flux-jobspec-validate"
+#: How long an ``allocated`` R is held: the duration resource-query gives a job without one
+#: (its expiration for such a job, in seconds from its clock's start).
+HORIZON = 3153600000
+#: Seconds one resource-query session may take.
+TIMEOUT = 120.0
+
+_HOW = (
+    "build Fluxion with: implementations/flux-sched/build.sh SRC PREFIX BUILD, then set "
+    f"{ENV}=BUILD (see implementations/flux-sched/README.md)"
+)
+
+#: The smallest jobspec Fluxion's parser accepts; ``constraint.validate`` puts the constraint
+#: in it.
+_CARRIER: dict[str, Any] = {
+    "version": 1,
+    "resources": [
+        {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
+    ],
+    "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
+    "attributes": {"system": {"duration": 0}},
+}
+
+
+#: What resource-query writes for a traverser error with errno EINVAL and no message of its
+#: own (``traverser: `` and ``strerror(EINVAL)``).
+_EINVAL = "ERROR: traverser: Invalid argument"
+
+
+class FluxionFailed(Exception):
+    """Fluxion crashed, hung, or refused without saying why: the case is errored."""
+
+
+@dataclass
+class MatchResult:
+    """What resource-query printed for one job id."""
+
+    jobid: int
+    R: str | None = None
+    mode: str = ""
+    unsatisfiable: bool = False
+
+    @property
+    def allocated(self) -> bool:
+        """Whether resource-query allocated resources now."""
+        return self.mode == "ALLOCATED"
+
+
+def parse_session(stdout: str) -> dict[int, MatchResult]:
+    """resource-query's stdout, job by job (``-d``: no prompts; R lines precede their block)."""
+    results: dict[int, MatchResult] = {}
+    pending: str | None = None
+    current: MatchResult | None = None
+    unsat = False
+    for raw in stdout.splitlines():
+        line = raw.strip()
+        if line.startswith("{"):
+            pending = line
+        elif line == "INFO: Unsatisfiable request":
+            unsat = True
+        elif line.startswith("INFO: JOBID="):
+            current = MatchResult(int(line.split("=", 1)[1]), R=pending, unsatisfiable=unsat)
+            results[current.jobid] = current
+        elif line.startswith("INFO: RESOURCES=") and current is not None:
+            current.mode = line.split("=", 1)[1]
+        elif line == "INFO: =============================" and current is not None:
+            # The separator closing a job's block: the next R belongs to the next job.
+            current, pending, unsat = None, None, False
+    return results
+
+
+def _shift(document: Any, now: float) -> Any:
+    """The allocation with resource-query's clock moved to ``now``."""
+    execution = document.get("execution") if isinstance(document, dict) else None
+    if isinstance(execution, dict):
+        for key in ("starttime", "expiration"):
+            when = execution.get(key)
+            if isinstance(when, int | float) and not isinstance(when, bool):
+                execution[key] = when + now
+    return document
+
+
+def _version(build: Path) -> str:
+    stamp = build / "flux-sched.ver"
+    if stamp.is_file():
+        return stamp.read_text(encoding="utf-8").strip()
+    return "unknown"
+
+
+class Fluxion(ThirdPartyImplementation):
+    """Fluxion's resource-query and jobspec parser, as subprocesses (see the module doc)."""
+
+    name = "fluxion"
+
+    def __init__(self, build: str | None = None, *, timeout: float = TIMEOUT) -> None:
+        where = build if build is not None else os.environ.get(ENV, "")
+        if not where:
+            raise AdapterError(f"fluxion needs a build of flux-sched: {ENV} is not set; {_HOW}")
+        root = Path(where)
+        self.resource_query = root / RESOURCE_QUERY
+        self.validator = root / VALIDATOR
+        if not os.access(self.resource_query, os.X_OK):
+            raise AdapterError(f"{ENV}={where} holds no {RESOURCE_QUERY}; {_HOW}")
+        self.timeout = timeout
+        self.version = _version(root)
+        handlers: dict[str, Handler] = {"sched.allocate": self._allocate}
+        if os.access(self.validator, os.X_OK):
+            handlers["jobspec.validate"] = self._jobspec_validate
+            handlers["constraint.validate"] = self._constraint_validate
+        super().__init__(handlers)
+
+    # -- sched.allocate -------------------------------------------------------------------
+
+    def _allocate(self, value: Any) -> Mapping[str, Any]:
+        if not isinstance(value, dict) or not {"pool", "jobspec"} <= value.keys():
+            return unsupported("resource-query needs a pool and a jobspec to load and match")
+        allocated = value.get("allocated", [])
+        if isinstance(allocated, dict):
+            allocated = [allocated]
+        if not isinstance(allocated, list):
+            return unsupported("allocated is neither an R nor a list of them")
+        now = value.get("now")
+        if now is not None and (isinstance(now, bool) or not isinstance(now, int | float)):
+            return unsupported("now is not a number, so Fluxion's clock cannot be moved to it")
+        with tempfile.TemporaryDirectory(prefix="fluxion-") as tmp:
+            work = Path(tmp)
+            (work / "pool.json").write_text(json.dumps(value["pool"]), encoding="utf-8")
+            (work / "jobspec.json").write_text(json.dumps(value["jobspec"]), encoding="utf-8")
+            commands = []
+            for n, held in enumerate(allocated, start=1):
+                name = f"alloc-{n}.json"
+                (work / name).write_text(json.dumps(held), encoding="utf-8")
+                commands.append(f"update allocate rv1exec {name} {n} 0 {HORIZON}")
+            commands += ["match allocate_with_satisfiability jobspec.json", "quit"]
+            done = self._session(work, commands)
+        return self._judge_session(done, len(allocated), now)
+
+    def _session(self, work: Path, commands: list[str]) -> subprocess.CompletedProcess[str]:
+        argv = [
+            str(self.resource_query),
+            "-L",
+            "pool.json",
+            "-f",
+            "rv1exec",
+            "-F",
+            "rv1_nosched",
+            "-d",
+        ]
+        try:
+            return subprocess.run(
+                argv,
+                input="\n".join(commands) + "\n",
+                cwd=work,
+                capture_output=True,
+                text=True,
+                errors="surrogateescape",
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise FluxionFailed(f"resource-query did not finish within {self.timeout} s") from None
+
+    @staticmethod
+    def _judge_session(
+        done: subprocess.CompletedProcess[str], held: int, now: float | None
+    ) -> Mapping[str, Any]:
+        stderr = done.stderr.strip()
+        if done.returncode != 0:
+            if "error generating resources" in stderr:
+                return error("invalid", f"resource-query cannot load the pool: {stderr}")
+            raise FluxionFailed(f"resource-query exited with status {done.returncode}: {stderr}")
+        results = parse_session(done.stdout)
+        for n in range(1, held + 1):
+            took = results.get(n)
+            if took is None or not took.allocated:
+                return error("invalid", f"update refused allocated R number {n}: {stderr}")
+        answer = results.get(held + 1)
+        if answer is None:
+            raise FluxionFailed(f"resource-query printed no answer for the match: {stderr}")
+        if answer.allocated and answer.R is not None:
+            document = json.loads(answer.R)
+            return output(_shift(document, now) if now is not None else document)
+        if answer.unsatisfiable:
+            return error("unsatisfiable", "resource-query: Unsatisfiable request")
+        if "Jobspec error" in stderr or _EINVAL in stderr:
+            return error("invalid", stderr)
+        if not stderr:
+            return error("busy", "resource-query: No matching resources found (satisfiable)")
+        raise FluxionFailed(f"resource-query found no match and said: {stderr}")
+
+    # -- Fluxion's jobspec parser ---------------------------------------------------------
+
+    def _parse(self, document: Any) -> Mapping[str, Any]:
+        try:
+            done = subprocess.run(
+                [str(self.validator)],
+                input=json.dumps(document),
+                capture_output=True,
+                text=True,
+                errors="surrogateescape",
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise FluxionFailed(
+                f"flux-jobspec-validate did not finish within {self.timeout} s"
+            ) from None
+        if done.returncode == 0:
+            return output({"warnings": []})
+        # The program names itself by its path in each message; its name is enough.
+        said = done.stderr.strip().replace(str(self.validator), self.validator.name)
+        if done.returncode == 2:  # Flux::Jobspec::parse_error
+            return error("invalid", said)
+        raise FluxionFailed(f"flux-jobspec-validate exited with status {done.returncode}: {said}")
+
+    def _jobspec_validate(self, document: Any) -> Mapping[str, Any]:
+        return self._parse(document)
+
+    def _constraint_validate(self, constraint: Any) -> Mapping[str, Any]:
+        carrier = json.loads(json.dumps(_CARRIER))
+        carrier["attributes"]["system"]["constraints"] = constraint
+        return self._parse(carrier)
+
+
+def _build_or_fail() -> str:
+    build = os.environ.get(ENV, "")
+    if not build:
+        raise AdapterError(f"fluxion needs a build of flux-sched: {ENV} is not set; {_HOW}")
+    if not os.access(Path(build) / RESOURCE_QUERY, os.X_OK):
+        raise AdapterError(f"{ENV}={build} holds no {RESOURCE_QUERY}; {_HOW}")
+    return build
+
+
+class FluxionAdapter(SubprocessAdapter):
+    """The runner's side: a worker process (``python -m`` this module) serving :class:`Fluxion`.
+
+    When Fluxion crashes, hangs or refuses without a category (:class:`FluxionFailed`), the
+    worker exits with its message on stderr: the runner reports that case as errored by the
+    implementation, with the message, and starts a new worker for the next case.
+    """
+
+    def __init__(self, *, timeout: float = 10.0) -> None:
+        _build_or_fail()
+        super().__init__(
+            shlex.join([sys.executable, "-m", __name__]),
+            timeout=max(timeout, TIMEOUT + 30.0),
+        )
+
+
+class _Worker:
+    """:class:`Fluxion`, ending the worker process on :class:`FluxionFailed`."""
+
+    def __init__(self, impl: Fluxion) -> None:
+        self._impl = impl
+
+    def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:
+        try:
+            return self._impl.run(operation, input, **options)
+        except FluxionFailed as exc:
+            print(f"fluxion: {exc}", file=sys.stderr, flush=True)
+            os._exit(3)
+
+
+def main() -> int:
+    """The worker: serve Fluxion on stdin/stdout."""
+    from flux_conformance.runner.tools.serve import serve
+
+    impl = Fluxion(_build_or_fail())
+    return serve(
+        _Worker(impl), name=impl.name, version=impl.version, operations=list(impl.operations)
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
