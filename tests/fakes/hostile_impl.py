@@ -30,6 +30,8 @@ Hello (then the right answer to every case):
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
 grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case.
+Both answer the very first request of all their lives (the runner's check that the
+implementation can be run at all), marked by creating the file ``HOSTILE_ONCE`` names.
 """
 
 import json
@@ -147,6 +149,11 @@ def answer(msg):
         sys.stderr.flush()
         os._exit(3)
     elif KIND in ("setsid-hang", "hang"):
+        once = os.environ.get("HOSTILE_ONCE")
+        if once and not os.path.exists(once):
+            open(once, "w").close()
+            write(json.dumps({"seq": seq, **right(msg)}))
+            return
         time.sleep(3600)
     else:
         write(json.dumps({"seq": seq, **right(msg)}))

@@ -68,7 +68,7 @@ def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: 
     argv += ["--html", str(reports["r.html"]), "--markdown", str(reports["r.md"])]
     runner = subprocess.Popen(
         argv,
-        env={**os.environ, "HOSTILE_PIDS": str(pidfile)},
+        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -76,6 +76,9 @@ def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: 
     try:
         # The implementation, the child that left its session, and a daemon.
         pids = _pids(pidfile, at_least=3)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not reports["r.jsonl"].exists():
+            time.sleep(0.1)  # the suite loads; the run starts with the report's header
         time.sleep(0.5)  # the first case is under way (it never gets an answer)
         runner.send_signal(signum)
         _, err = runner.communicate(timeout=60)
@@ -98,7 +101,7 @@ def test_diff_stopped_by_sigterm_leaves_no_process(tmp_path: Path) -> None:
     argv += ["--impl", f"exec:{hostile_command('setsid-hang')}", "--timeout", "120"]
     runner = subprocess.Popen(
         [*argv, "--seconds", "300"],
-        env={**os.environ, "HOSTILE_PIDS": str(pidfile)},
+        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -132,8 +135,9 @@ def test_setsid_children_are_killed_with_the_implementation(tmp_path: Path, monk
 
 
 def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
     jsonl = tmp_path / "r.jsonl"
     start = time.monotonic()
     argv = ["run", "--cases", str(MINI), "--impl", f"exec:{hostile_command('hang')}"]
