@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from flux_conformance.reference._limits import MAX_ID, MAX_RANKS
 from flux_conformance.reference._rset_model import (
     _HOSTNAME_CHARACTERS,
     Children,
@@ -18,14 +19,15 @@ from flux_conformance.reference._rset_model import (
 )
 from flux_conformance.reference._rset_read import (
     _array,
+    _cached_idset,
     _check_times,
     _fail,
-    _idset,
     _object,
     _string,
     _time,
 )
 from flux_conformance.reference.editions import edition_named
+from flux_conformance.reference.errors import LimitError
 from flux_conformance.reference.idset import IdSet
 
 __all__ = [
@@ -50,7 +52,13 @@ def from_ranks(
     ``zero_unset``: a time of 0 means "unset" (RFC 20 since ``e775b80``).
     """
     entries = _array(items, path, "the per-rank list")
+    if len(entries) > MAX_RANKS:
+        raise LimitError(f"{len(entries)} rank entries; the limit is {MAX_RANKS}", path=path)
     rows: list[tuple[int, str, Children, list[str]]] = []
+    # Ranks mostly repeat a few idset strings ("0-3"): each is decoded once, and each pair of
+    # core and GPU strings makes one Children.
+    decoded: dict[str, IdSet] = {}
+    kids: dict[tuple[Any, Any], Children] = {}
     for i, raw in enumerate(entries):
         where = (*path, i)
         item = _object(raw, where, "a rank entry")
@@ -63,19 +71,27 @@ def from_ranks(
         rank = item["rank"]
         if not isinstance(rank, int) or isinstance(rank, bool) or rank < 0:
             raise _fail("rank must be a non-negative integer", (*where, "rank"))
+        if rank > MAX_ID:
+            # As R.validate: an id above the limit is refused, never written into an R.
+            raise LimitError(f"rank exceeds the limit {MAX_ID}", path=(*where, "rank"))
         host = _string(item["hostname"], (*where, "hostname"), "hostname")
-        if not host or not all(ch in _HOSTNAME_CHARACTERS for ch in host):
+        if not host or not _HOSTNAME_CHARACTERS.issuperset(host):
             # A name outside RFC 29's character set could not be written into a nodelist.
             raise _fail(f"{host!r} is not a valid host name", (*where, "hostname"))
-        cores = _idset(item["cores"], (*where, "cores"), "cores")
-        gpus = _idset(item.get("gpus", ""), (*where, "gpus"), "gpus")
+        texts: tuple[Any, Any] = (item["cores"], item.get("gpus", ""))
+        hashable = type(texts[0]) is str and type(texts[1]) is str
+        children = kids.get(texts) if hashable else None
+        if children is None:
+            cores = _cached_idset(decoded, texts[0], (*where, "cores"), "cores")
+            gpus = _cached_idset(decoded, texts[1], (*where, "gpus"), "gpus")
+            children = kids[texts] = Children(cores, gpus)
         names = _array(item.get("properties", []), (*where, "properties"), "properties")
         for j, name in enumerate(names):
             text = _string(name, (*where, "properties", j), "a property name")
             problem = property_name_problem(text)
             if problem:
                 raise _fail(problem, (*where, "properties", j))
-        rows.append((rank, host, Children(cores, gpus), names))
+        rows.append((rank, host, children, names))
     rows.sort(key=lambda row: row[0])
     for before, after in itertools.pairwise(rows):
         if before[0] == after[0]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from flux_conformance.reference import hostlist
 from flux_conformance.reference._idset_codec import decode_bits
-from flux_conformance.reference._limits import MAX_EXPANSION, MAX_ID
+from flux_conformance.reference._limits import MAX_ID, MAX_RANKS, check_answer_size
 from flux_conformance.reference._rset_children import small_bits
 from flux_conformance.reference._rset_model import (
     _EMPTY,
@@ -357,7 +357,7 @@ def _read_nodelist(value: Any, path: Path) -> list[str]:
         text = _string(item, (*path, i), "a nodelist entry")
         try:
             # One budget for the whole nodelist, not one per entry.
-            hosts.extend(hostlist.decode(text, limit=MAX_EXPANSION - len(hosts)))
+            hosts.extend(hostlist.decode(text, limit=MAX_RANKS - len(hosts)))
         except LimitError as exc:
             raise exc.with_path((*path, i)) from None
         except FormatError as exc:
@@ -630,4 +630,33 @@ def decode(doc: Any, *, edition: str | None = None) -> list[dict[str, Any]]:
     Each item is ``{rank, hostname, cores, gpus, properties}`` where cores and gpus are
     canonical RFC 22 strings (``""`` when there are none) and properties a sorted list.
     """
-    return load(doc, edition=edition)[0].to_ranks()
+    rset = load(doc, edition=edition)[0]
+    check_answer_size(_decoded_size(rset), "the decoded form")
+    return rset.to_ranks()
+
+
+#: The JSON text of one decoded rank without its values, as ``json.dumps`` writes it.
+_RANK_FRAME = len('{"rank": , "hostname": "", "cores": "", "gpus": "", "properties": []}, ')
+
+
+def _decoded_size(rset: ResourceSet) -> int:
+    """A lower bound of the bytes of ``rset``'s decoded form, found without building it."""
+    size = sum(map(len, rset.hostnames))
+    for lo, hi, children in rset.runs:
+        count = hi - lo + 1
+        size += count * (_RANK_FRAME + len(children.core_text()) + len(children.gpu_text()))
+        size += _digits(lo, hi)
+    for name, ids in rset.properties.items():
+        size += len(ids) * (len(name) + 2)
+    return size
+
+
+def _digits(lo: int, hi: int) -> int:
+    """The decimal digits of every integer from ``lo`` to ``hi``, counted by powers of ten."""
+    total, width, start = 0, 1, 0
+    while start <= hi:
+        end = 10**width - 1
+        if end >= lo:
+            total += (min(hi, end) - max(lo, start) + 1) * width
+        start, width = end + 1, width + 1
+    return total

@@ -8,7 +8,9 @@ categories are part of the contract.
 An error carries the text it was about (``source``), the character span that is wrong
 (``span``, a half-open ``(start, end)`` pair) and, for structured documents, a JSON
 ``path`` (a tuple of keys and indexes).  ``str(error)`` renders all of that, with a caret
-line under the offending text when there is one.
+line under the offending text when there is one.  Messages stay short whatever the input:
+a reason longer than :data:`MAX_REASON` characters keeps its start and its end, and a long
+source is shown as a window around the span.
 """
 
 from __future__ import annotations
@@ -38,6 +40,18 @@ def format_path(path: Sequence[str | int]) -> str:
     return "".join(out) or "(top level)"
 
 
+#: The longest reason kept: a reason may quote the input, and an input may be megabytes long.
+MAX_REASON = 500
+
+
+def _cut(reason: str) -> str:
+    """``reason``, or its start and end around a note of how much was left out."""
+    if len(reason) <= MAX_REASON:
+        return reason
+    head, tail = reason[: MAX_REASON - 100], reason[-60:]
+    return f"{head}... ({len(reason) - len(head) - len(tail)} characters left out) ...{tail}"
+
+
 class FormatError(ValueError):
     """Base class: the input is not acceptable, for the reason and category given."""
 
@@ -51,7 +65,7 @@ class FormatError(ValueError):
         span: tuple[int, int] | None = None,
         path: Sequence[str | int] = (),
     ) -> None:
-        self.reason = reason
+        self.reason = _cut(reason)
         self.source = source
         self.span = span
         self.path = tuple(path)

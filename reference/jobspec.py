@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from flux_conformance.reference._limits import MAX_ID
 from flux_conformance.reference.editions import DEFAULT_EDITION
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, format_path
 
@@ -105,6 +106,9 @@ def _positive_int(value: Any, path: Path) -> int:
         raise _fail(path, f"must be a positive integer, not {_type_name(value)}")
     if value < 1:
         raise _fail(path, f"must be a positive integer, not {value}")
+    if value > MAX_ID:
+        # The bound every count of the reference has (a resource count of 2**64 is limit too).
+        raise LimitError(f"{value} exceeds the limit {MAX_ID}", path=path)
     return value
 
 

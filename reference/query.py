@@ -21,7 +21,9 @@ A query is a series of terms ``operator:operand`` joined by boolean operators (R
 Every term is checked as the RFC 31 leaf it becomes (property names, RFC 29 hostlists,
 RFC 22 idsets), so a query that compiles is a valid constraint; such problems are ``invalid``,
 grammar problems ``syntax``.  Nesting of parentheses and ``not`` deeper than
-:data:`MAX_NESTING` is refused with ``limit``.
+:data:`MAX_NESTING` is refused with ``limit``, and so is a query longer than
+:data:`MAX_QUERY_LENGTH` characters: a query is typed on a command line, and each term
+becomes an object of its own (a megabyte of ``a a a ...`` would be half a million of them).
 
 Grammar (EBNF; whitespace may separate any two tokens)::
 
@@ -39,12 +41,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from flux_conformance.reference._limits import check_text_length
 from flux_conformance.reference._tokens import Tokenizer
 from flux_conformance.reference.constraint import compile_constraint
 from flux_conformance.reference.errors import FormatError, InvalidError, LimitError, ParseError
 
-__all__ = ["DEFAULT_OPERATOR", "MAX_NESTING", "OPERATIONS", "OPERATOR_ALIASES", "parse"]
+__all__ = [
+    "DEFAULT_OPERATOR",
+    "MAX_NESTING",
+    "MAX_QUERY_LENGTH",
+    "OPERATIONS",
+    "OPERATOR_ALIASES",
+    "parse",
+]
 
 #: The operator of a term written without ``operator:``.
 DEFAULT_OPERATOR = "properties"
@@ -64,6 +72,9 @@ _SPLIT = {"properties": ","}
 
 #: Deepest nesting of parentheses plus ``not`` accepted.
 MAX_NESTING = 100
+
+#: The longest query accepted, in characters (256 KiB).
+MAX_QUERY_LENGTH = 256 * 1024
 
 _KEYWORDS = frozenset({"and", "or", "not"})
 
@@ -292,7 +303,10 @@ def parse(query: str) -> Json:
     """Compile an RFC 35 query string into an RFC 31 constraint object."""
     if not isinstance(query, str):
         raise InvalidError("a constraint query must be a string")
-    check_text_length(query, "the query")
+    if len(query) > MAX_QUERY_LENGTH:
+        raise LimitError(
+            f"the query is {len(query)} characters long; the limit is {MAX_QUERY_LENGTH}"
+        )
     return _Parser(query).parse_query()
 
 

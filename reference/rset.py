@@ -33,8 +33,9 @@ Readings taken where RFC 20 leaves room (see ``notes/readings.md``):
 Keys the RFC reserves for future extensions (``nslots`` in the RFC's own example, say) are
 accepted with a warning.
 
-Limits (``limit``): ids above 2**64-1, and a nodelist that expands to more than 4,000,000 hosts
-in all (which also bounds the ranks, since there is one host per rank).
+Limits (``limit``): ids above 2**64-1, a nodelist that expands to more than 1,000,000 hosts in
+all (which also bounds the ranks, since there is one host per rank), as many rank entries given
+to ``R.encode``, and a decoded form whose JSON text would pass 64 MiB (see ``_limits``).
 """
 
 from __future__ import annotations

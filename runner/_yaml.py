@@ -11,7 +11,13 @@ refuses what YAML 1.1 would silently turn into something else:
   (a float in YAML 1.2 and JSON, a string to PyYAML).  Quote them to mean a string;
 * documents over :data:`MAX_DOCUMENT_BYTES`, with more than :data:`MAX_NODES` nodes, or
   nested more than :data:`MAX_DEPTH` levels deep (deeper inputs are written as strings, or
-  sent to an implementation by a test, not by a case file).
+  sent to an implementation by a test, not by a case file): both counted while the node tree
+  is built, so a document past either is refused before it is built whole;
+* integers of more than :data:`MAX_INT_DIGITS` digits and floats beyond the double range
+  (``1e999`` would be read as infinity, which JSON lacks);
+* anything but a regular file: the file is opened without blocking and checked before a
+  byte is read (a FIFO, ``/dev/zero`` or a directory is refused), and at most
+  :data:`MAX_DOCUMENT_BYTES` bytes are read whatever its size claims.
 
 Every problem is reported with the line it is on.  Loaded data stays paired with its node
 tree so that later checks (schema, ids) can name the line of any value.
@@ -19,7 +25,10 @@ tree so that later checks (schema, ids) can name the line of any value.
 
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +41,7 @@ from flux_conformance.runner.errors import ConformanceError
 __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
+    "MAX_INT_DIGITS",
     "MAX_NODES",
     "Document",
     "YamlProblem",
@@ -40,11 +50,17 @@ __all__ = [
 
 #: Case files larger than this are refused before parsing.
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
-#: A document may hold at most this many nodes (scalars, lists, mappings).
-MAX_NODES = 2_000_000
+#: A document may hold at most this many nodes (scalars, lists, mappings): more than ten
+#: times the largest bundled case file, and few enough to be refused within seconds (building
+#: the node tree costs microseconds per node).
+MAX_NODES = 200_000
 #: Deepest nesting of lists and mappings in a document (a case's input gets all but 4 of
 #: these levels): every later step, from schema checks to JSON, must be able to follow it.
 MAX_DEPTH = 256
+#: The longest plain integer (Python's own conversion bound, ``sys.get_int_max_str_digits``).
+MAX_INT_DIGITS = 4300
+#: The longest scalar a problem message quotes.
+_QUOTED = 60
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -152,32 +168,50 @@ def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
                 stack.append((key, depth + 1))
 
 
+def _quote(value: str) -> str:
+    """A scalar as a problem message quotes it: cut, so no message repeats a whole file."""
+    return repr(value if len(value) <= _QUOTED else value[:_QUOTED] + "...")
+
+
 def _check_scalar(node: yaml.ScalarNode) -> str | None:
     if node.style:  # quoted or block scalar: always a string (CParser says "" for plain)
-        return None if node.tag == _STR_TAG else f"the tag {node.tag} is not allowed here"
+        return None if node.tag == _STR_TAG else f"the tag {_quote(node.tag)} is not allowed here"
     value: str = node.value
     tag: str = node.tag
+    if tag == _INT_TAG and len(value.lstrip("+-")) > MAX_INT_DIGITS:
+        return (
+            f"a plain integer of {len(value.lstrip('+-'))} digits: at most {MAX_INT_DIGITS} "
+            "(quote it for a string)"
+        )
+    if tag == _FLOAT_TAG and _PLAIN_FLOAT.match(value) and not _finite(value):
+        return f"plain {_quote(value)} is beyond the range of a double: quote it"
     if tag == _BOOL_TAG and value not in ("true", "false"):
-        return f"plain {value!r} is a boolean in YAML 1.1: write true/false, or quote it"
+        return f"plain {_quote(value)} is a boolean in YAML 1.1: write true/false, or quote it"
     if tag == _INT_TAG and not _PLAIN_INT.match(value):
         return (
-            f"plain {value!r} is read as the integer {_int_value(value)}: quote it or write decimal"
+            f"plain {_quote(value)} is read as the integer {_int_value(value)}: quote it or "
+            "write decimal"
         )
     if tag == _FLOAT_TAG and not _PLAIN_FLOAT.match(value):
-        return f"plain {value!r} is a YAML 1.1 special float: quote it or write e.g. 1.5"
+        return f"plain {_quote(value)} is a YAML 1.1 special float: quote it or write e.g. 1.5"
     if tag == _NULL_TAG and value not in ("", "null"):
-        return f"plain {value!r} is null in YAML: write null, or quote it for a string"
+        return f"plain {_quote(value)} is null in YAML: write null, or quote it for a string"
     if tag not in _JSON_TAGS:
-        return f"{value!r} has the YAML type {tag.rsplit(':', 1)[-1]}, which JSON lacks: quote it"
+        kind = _quote(tag.rsplit(":", 1)[-1])
+        return f"{_quote(value)} has the YAML type {kind}, which JSON lacks: quote it"
     if tag == _STR_TAG and _LOOKS_NUMERIC.match(value):
-        return f"plain {value!r} is a string to YAML 1.1 but a number to JSON: quote it"
+        return f"plain {_quote(value)} is a string to YAML 1.1 but a number to JSON: quote it"
     return None
+
+
+def _finite(text: str) -> bool:
+    return math.isfinite(float(text))
 
 
 def _int_value(text: str) -> str:
     try:
-        return str(yaml.load(text, Loader=_Loader))
-    except yaml.YAMLError:
+        return _quote(str(yaml.load(text, Loader=_Loader)))
+    except (yaml.YAMLError, ValueError):
         return "?"
 
 
@@ -209,10 +243,22 @@ def _compose(loader: Any) -> Any:
         else:
             pending.append(node)
 
+    nodes = 0
+    resolved: dict[tuple[str, Any], str] = {}  # plain scalars repeat: resolve each once
     while True:
         event = loader.get_event()
         start: Any = event.start_mark
         end: Any = event.end_mark
+        if isinstance(event, yaml.ScalarEvent | yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            nodes += 1
+            if nodes > MAX_NODES:
+                raise yaml.MarkedYAMLError(
+                    problem=f"document has more than {MAX_NODES} nodes", problem_mark=start
+                )
+            if len(stack) >= MAX_DEPTH and not isinstance(event, yaml.ScalarEvent):
+                raise yaml.MarkedYAMLError(
+                    problem=f"nested more than {MAX_DEPTH} levels deep", problem_mark=start
+                )
         if isinstance(event, yaml.DocumentEndEvent):
             break
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
@@ -223,7 +269,10 @@ def _compose(loader: Any) -> Any:
         if isinstance(event, yaml.ScalarEvent):
             tag = event.tag
             if tag is None or tag == "!":
-                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                key = (event.value, event.implicit)
+                tag = resolved.get(key)
+                if tag is None:
+                    tag = resolved[key] = loader.resolve(yaml.ScalarNode, *key)
             attach(yaml.ScalarNode(tag, event.value, start, end, style=event.style))
         elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
             kind = (
@@ -248,13 +297,62 @@ def _compose(loader: Any) -> Any:
     return root
 
 
-def load_document(path: Path) -> Document:
-    """Load one YAML document strictly; raise :class:`YamlError` listing every problem."""
-    size = path.stat().st_size
-    if size > MAX_DOCUMENT_BYTES:
-        raise YamlError([YamlProblem(1, f"file is {size} bytes; at most {MAX_DOCUMENT_BYTES}")])
+def _stray(root: yaml.Node, required: Sequence[str], what: str) -> str | None:
+    """Why ``root`` is not a document of this kind at all, saying nothing of what it holds."""
+    if not required:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        kind = "text" if isinstance(root, yaml.ScalarNode) else "a list"
+        return f"not a {what}: its top level is {kind}, not a mapping"
+    keys = {key.value for key, _ in root.value if isinstance(key, yaml.ScalarNode)}
+    missing = [key for key in required if key not in keys]
+    if missing:
+        return f"not a {what}: it has no {' or '.join(map(repr, missing))}"
+    return None
+
+
+def read_bounded(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` (:data:`MAX_DOCUMENT_BYTES`).
+
+    Opened without blocking (a FIFO does not hang) and checked before a byte is read: a
+    directory, a device (``/dev/zero``), a FIFO or a socket is refused, and so is a file
+    larger than ``limit``, whatever ``stat`` said before it was opened.  Raises
+    :class:`YamlError` saying why, never with what the file holds.
+    """
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise YamlError([YamlProblem(1, "is a directory, not a file")]) from None
+    except OSError as exc:
+        raise YamlError([YamlProblem(1, f"cannot be opened: {exc.strerror or exc}")]) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise YamlError([YamlProblem(1, "is a directory, not a file")])
+        if not stat.S_ISREG(mode):
+            raise YamlError([YamlProblem(1, "is not a regular file (a device, FIFO or socket)")])
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise YamlError([YamlProblem(1, f"cannot be read: {exc.strerror or exc}")]) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise YamlError([YamlProblem(1, f"file is more than {limit} bytes")])
+    return data
+
+
+def load_document(path: Path, *, required: Sequence[str] = (), what: str = "case file") -> Document:
+    """Load one YAML document strictly; raise :class:`YamlError` listing every problem.
+
+    ``required`` names the top-level keys a document of this kind (``what``) has: a document
+    that is not a mapping holding them is refused before any other check, with a problem that
+    quotes nothing of it (a stray private key or ``.env`` file is not printed).
+    """
+    raw = read_bounded(path)
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise YamlError([YamlProblem(1, f"not UTF-8: {exc.reason}")]) from None
     loader = _Loader(text)
@@ -262,6 +360,9 @@ def load_document(path: Path) -> Document:
         root = _compose(loader)
         if root is None:
             raise YamlError([YamlProblem(1, "the file is empty")])
+        stray = _stray(root, required, what)
+        if stray:
+            raise YamlError([YamlProblem(1, stray)])
         problems = list(_walk(root))
         if problems:
             raise YamlError(sorted(problems, key=lambda p: p.line))
@@ -274,6 +375,8 @@ def load_document(path: Path) -> Document:
         raise YamlError([YamlProblem(1, str(exc))]) from None
     except RecursionError:
         raise YamlError([YamlProblem(1, "the document is nested too deeply to load")]) from None
+    except ValueError as exc:  # a value the constructor cannot make (checked above; kept safe)
+        raise YamlError([YamlProblem(1, f"a value cannot be read: {str(exc)[:200]}")]) from None
     finally:
         loader.dispose()
     return Document(data, root)

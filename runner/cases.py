@@ -10,6 +10,7 @@ unique across the suite, requirement ids present in the index, and input classes
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,11 +203,70 @@ class Suite:
         return hasher.hexdigest()
 
 
-def _case_files(root: Path) -> Iterator[Path]:
-    for path in sorted(root.rglob("*.yaml")):
-        relative = path.relative_to(root)
-        if "requirements" not in relative.parts and relative != Path(EDITIONS_FILE):
-            yield path
+def _yaml_files(
+    folder: Path, root: Path, problems: list[Problem], *, recursive: bool
+) -> Iterator[Path]:
+    """The ``*.yaml`` files under ``folder`` that may be read: regular files inside ``root``.
+
+    Symbolic links are not followed out of ``root``: a link to a file inside it is read (as
+    that file), a link to anything else, a dangling or looping link, a directory named
+    ``*.yaml``, a FIFO or a device is a problem, and nothing is read from it.  Linked
+    directories are not walked into (a problem says so).  ``requirements/`` is left out of
+    a recursive listing (it holds the index, not cases), and so is the editions file.
+    """
+    real_root = os.path.realpath(root)
+    pending = [folder]
+    found: list[Path] = []
+    while pending:
+        current = pending.pop()
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(Problem(current, 1, f"cannot list the folder: {exc.strerror}"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_symlink():
+                if entry.name.endswith(".yaml") or os.path.isdir(path):
+                    target = _link_target(path, real_root, problems)
+                    if target is not None and entry.name.endswith(".yaml"):
+                        found.append(path)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name.endswith(".yaml"):
+                    problems.append(Problem(path, 1, "is a directory, not a case file"))
+                if recursive and not (current == root and entry.name == "requirements"):
+                    pending.append(path)
+                continue
+            if not entry.name.endswith(".yaml"):
+                continue
+            if recursive and current == root and entry.name == EDITIONS_FILE:
+                continue  # the editions index, read on its own
+            if not entry.is_file(follow_symlinks=False):
+                problems.append(
+                    Problem(path, 1, "is not a regular file (a FIFO, device or socket): not read")
+                )
+                continue
+            found.append(path)
+    return iter(sorted(found))
+
+
+def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | None:
+    """Where the link ``path`` leads, when that is a regular file inside the case folder."""
+    try:
+        target = os.path.realpath(path, strict=True)
+    except OSError:
+        problems.append(Problem(path, 1, "is a dangling or looping symbolic link: not read"))
+        return None
+    if os.path.commonpath([real_root, target]) != real_root:
+        problems.append(Problem(path, 1, "is a symbolic link to outside the case folder: not read"))
+        return None
+    if os.path.isdir(target):
+        problems.append(
+            Problem(path, 1, "is a symbolic link to a directory: not followed (list it instead)")
+        )
+        return None
+    return target
 
 
 def _schema_problems(
@@ -220,6 +280,8 @@ def _schema_problems(
             message = f"unknown field: {error.message}"
         else:
             message = error.message
+        if len(message) > 300:  # jsonschema quotes the whole offending value
+            message = message[:300] + f"... ({len(message)} characters)"
         where = ".".join(map(str, path))
         yield path, f"{where}: {message}" if where else message
 
@@ -237,9 +299,10 @@ def _load_requirements(
     validator = jsonschema.Draft202012Validator(schema("requirements.json"))
     found: dict[str, Requirement] = {}
     folder = root / "requirements"
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+    paths = _yaml_files(folder, root, problems, recursive=False) if folder.is_dir() else []
+    for path in paths:
         try:
-            doc = load_document(path)
+            doc = load_document(path, required=("spec", "requirements"), what="requirements file")
         except YamlError as exc:
             problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
             continue
@@ -314,7 +377,7 @@ def _load_case_file(
     named: list[_Named],
 ) -> list[Case]:
     try:
-        doc = load_document(path)
+        doc = load_document(path, required=("operation", "cases"))
     except YamlError as exc:
         problems.extend(Problem(path, p.line, p.message) for p in exc.problems)
         return []
@@ -442,7 +505,8 @@ def load_suite(root: Path | None = None, *, files: Iterable[Path] | None = None)
     seen: dict[str, Case] = {}
     declared: list[InputClass] = []
     named: list[_Named] = []
-    for path in files if files is not None else _case_files(root):
+    listed_files = files if files is not None else _yaml_files(root, root, problems, recursive=True)
+    for path in listed_files:
         for case in _load_case_file(
             path, registry, requirements, problems, classes=declared, named=named
         ):

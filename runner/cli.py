@@ -13,6 +13,12 @@ Exit statuses, the same for every command (and the pytest plugin; docs/verdicts.
 
 Every error a command raises on purpose is a :class:`~runner.errors.ConformanceError`, caught
 here once, and carries its exit status.
+
+Signals: SIGTERM (``timeout``, ``docker stop``, a CI cancel) and SIGHUP stop a command as
+SIGINT does: the case under way is abandoned, the implementation is killed, and every report
+is completed (``interrupted`` in its footer) before the command exits with 128 + the
+signal's number (130 for SIGINT, 143 for SIGTERM).  A second signal while the reports are
+being written is ignored, so that they are complete.
 """
 
 from __future__ import annotations
@@ -22,13 +28,21 @@ import contextlib
 import importlib
 import io
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from flux_conformance import runner
 from flux_conformance.runner.adapters.factory import make_adapter
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands import COMMANDS
-from flux_conformance.runner.errors import EXIT_USAGE, ConformanceError
+from flux_conformance.runner.errors import (
+    EXIT_USAGE,
+    ConformanceError,
+    Stopped,
+    exit_status_of,
+)
 
 __all__ = ["EXIT_BROKEN_PIPE", "build_parser", "main", "make_adapter"]
 
@@ -69,11 +83,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The signals that stop a command the way SIGINT does.
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stopping_signals() -> Iterator[None]:
+    """While a command runs, SIGTERM and SIGHUP interrupt it as SIGINT does (once)."""
+    stopped: list[int] = []
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        del frame
+        if stopped:
+            return  # the reports are being completed: a second signal does not cut them
+        stopped.append(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Stopped(signum)
+
+    previous = {}
+    try:
+        for signum in _STOPPING:
+            previous[signum] = signal.signal(signum, stop)
+    except ValueError:  # not the main thread: signals stay as they are
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flux-conformance`` command."""
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.func(args, sys.stdout, sys.stderr)
+        with _stopping_signals():
+            code: int = args.func(args, sys.stdout, sys.stderr)
         with contextlib.suppress(ValueError):  # `serve` closes stdout when it is done
             sys.stdout.flush()
     except BrokenPipeError:
@@ -83,8 +129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except ConformanceError as exc:
         for line in exc.lines():
-            print(line, file=sys.stderr)
+            print(shown(line), file=sys.stderr)
         return exc.exit_status
+    except KeyboardInterrupt as exc:
+        # A command without reports to complete (run completes its own and returns).
+        print("interrupted", file=sys.stderr)
+        return exit_status_of(exc)
     except OSError as exc:
         # A report that cannot be written after all (a full disk, a folder removed mid-run):
         # the commands check their output paths first, so this is the rare late failure.

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
+from flux_conformance.runner.bounds import too_large_to_judge
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.comparators import Oracle, OracleFailure
 from flux_conformance.runner.editions import bundled
@@ -286,6 +287,12 @@ OracleFactory = Callable[[str | None], Oracle]
 def _diff(expected: Any, actual: Any) -> str:
     import logging
 
+    from flux_conformance.runner.bounds import DIFF_MAX_VALUES, first_difference, json_size
+
+    if max(json_size(expected, DIFF_MAX_VALUES) + json_size(actual, DIFF_MAX_VALUES)) > (
+        DIFF_MAX_VALUES
+    ):
+        return first_difference(expected, actual)
     from deepdiff import DeepDiff
 
     # The diff is cut at 50 differences on purpose; DeepDiff would log a warning to stderr
@@ -317,12 +324,15 @@ def judge(case: Case, reply: Reply, op: OperationSpec, oracle: Oracle) -> CaseRe
         return _judge_bound(case, reply)
     if reply.kind == "error":
         return _judge_error(case, reply, op)
-    problems = op.output_problems(reply.value)
-    if problems:
-        return CaseResult(
-            case, Outcome.FAILED, reply, "output is not of the operation's form: " + problems[0]
-        )
     outputs = [e for e in case.expected if e.kind == "output"]
+    too_large = too_large_to_judge([e.value for e in outputs], reply.value)
+    if too_large:
+        return CaseResult(case, Outcome.FAILED, reply, too_large)
+    problem = op.first_output_problem(reply.value)
+    if problem:
+        return CaseResult(
+            case, Outcome.FAILED, reply, "output is not of the operation's form: " + problem
+        )
     if not outputs:
         return CaseResult(
             case,

@@ -28,7 +28,15 @@ A fault of the implementation under test is never one of these: it is reported c
 
 from __future__ import annotations
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_UNRUNNABLE", "EXIT_USAGE", "ConformanceError"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNRUNNABLE",
+    "EXIT_USAGE",
+    "ConformanceError",
+    "Stopped",
+    "exit_status_of",
+]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRUNNABLE = 0, 1, 2, 3
 
@@ -41,3 +49,22 @@ class ConformanceError(Exception):
     def lines(self) -> list[str]:
         """What to print, one problem a line (``error:`` prefixed unless it names a place)."""
         return [f"error: {self}"]
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was stopped by a signal other than SIGINT (SIGTERM: ``timeout``, ``docker stop``).
+
+    A :class:`KeyboardInterrupt`, so that every path that finishes its reports after Ctrl-C
+    does the same for it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def exit_status_of(interrupt: KeyboardInterrupt) -> int:
+    """The shell's exit status for a run stopped by ``interrupt``: 128 + the signal number."""
+    import signal
+
+    return 128 + (interrupt.signum if isinstance(interrupt, Stopped) else signal.SIGINT)

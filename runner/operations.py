@@ -120,6 +120,18 @@ class OperationSpec:
         """Why ``value`` is not a valid output of this operation (empty when it is)."""
         return self._problems("output", value)
 
+    def first_output_problem(self, value: Any) -> str | None:
+        """The first reason ``value`` is not a valid output (None when it is valid).
+
+        Unlike :meth:`output_problems`, this stops at the first error: an answer of a
+        million wrong items is refused after one.
+        """
+        try:
+            error = next(iter(self._validator("output").iter_errors(value)), None)
+        except RecursionError:
+            return "value: nested too deeply to check against the output schema"
+        return None if error is None else _describe(error)
+
     def _problems(self, which: str, value: Any) -> list[str]:
         try:
             return [_describe(e) for e in self._validator(which).iter_errors(value)]
@@ -127,9 +139,16 @@ class OperationSpec:
             return [f"value: nested too deeply to check against the {which} schema"]
 
 
+#: The longest schema message kept: jsonschema quotes the whole offending value.
+_MESSAGE_LIMIT = 300
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "".join(f"[{p!r}]" for p in error.absolute_path)
-    return f"{where or 'value'}: {error.message}"
+    message = error.message
+    if len(message) > _MESSAGE_LIMIT:
+        message = message[:_MESSAGE_LIMIT] + f"... ({len(message)} characters)"
+    return f"{where or 'value'}: {message}"
 
 
 @cache

@@ -37,6 +37,11 @@ def fake_command(mode: str, arg: str | None = None) -> str:
     return shlex.join(argv)
 
 
+def hostile_command(kind: str) -> str:
+    """The command line that starts the hostile implementation (``fakes/hostile_impl.py``)."""
+    return shlex.join([sys.executable, str(FAKES / "hostile_impl.py"), kind])
+
+
 def fake_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
     """Install a module ``name`` with ``attrs`` for one test (a fake of a library's API)."""
     module = types.ModuleType(name)

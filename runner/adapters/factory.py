@@ -15,8 +15,12 @@ from flux_conformance.runner.adapters.base import Adapter, ImplSpecError
 __all__ = ["make_adapter"]
 
 
-def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
-    """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``)."""
+def make_adapter(spec: str, *, timeout: float = 10.0, max_timeouts: int | None = None) -> Adapter:
+    """Build the adapter an ``--impl`` value names (``reference``, ``python:``, ``exec:``).
+
+    ``max_timeouts`` (subprocess adapters only) replaces the number of timeouts in a row after
+    which the implementation is given up on (0: never).
+    """
     from flux_conformance.runner.adapters import KNOWN
     from flux_conformance.runner.adapters.inprocess import (
         InProcessAdapter,
@@ -34,13 +38,19 @@ def make_adapter(spec: str, *, timeout: float = 10.0) -> Adapter:
         if isinstance(shipped, type) and issubclass(shipped, SubprocessAdapter):
             # Its constructor knows the command; only the per-case timeout is passed on.
             opener: Callable[..., Adapter] = shipped
-            return opener(timeout=timeout)
+            made = opener(timeout=timeout)
+            if max_timeouts is not None:
+                made.max_timeouts = max_timeouts  # type: ignore[attr-defined]
+            return made
         return InProcessAdapter(shipped, name=spec)
     kind, sep, rest = spec.partition(":")
     if sep and kind == "python":
         return InProcessAdapter(load_python_object(rest))
     if sep and kind == "exec":
-        return SubprocessAdapter(rest, timeout=timeout)
+        adapter = SubprocessAdapter(rest, timeout=timeout)
+        if max_timeouts is not None:
+            adapter.max_timeouts = max_timeouts
+        return adapter
     raise ImplSpecError(
         f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
         f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "

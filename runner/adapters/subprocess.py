@@ -6,10 +6,17 @@ for logs, and the runner keeps the last :data:`STDERR_TAIL` bytes of it.  The me
 defined in ``runner/schemas/protocol.json`` and documented in ``docs/protocol.md``.
 
 Faults never stop a run: a crash, a reply that is not JSON or breaks the schema, a wrong
-``seq``, an over-long reply, or no reply within the per-case timeout makes that case
-*errored* (with the stderr tail), the process group is killed, and the next case starts a
-new process.  After :data:`MAX_START_FAILURES` failed starts in a row the implementation is
-given up on, and every remaining case is errored at once.
+``seq`` (or a reply written before its request), an over-long reply, or no reply within the
+per-case timeout makes that case *errored* (with the stderr tail), the process and all its
+descendants are killed, and the next case starts a new process.  After
+:data:`MAX_START_FAILURES` failed starts in a row, or ``max_timeouts`` timeouts in a row
+(:data:`MAX_TIMEOUTS` by default), the implementation is given up on, and every remaining case
+is errored at once with one message saying why.
+
+Descendants: the implementation runs in a session of its own, and everything it starts
+carries a token in its environment (:data:`TOKEN_VARIABLE`).  Killing it kills its process
+group, then every process found under it in ``/proc`` or carrying its token, so a child that
+left the session with ``setsid()`` (a daemon, say) goes too.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import contextlib
 import json
 import os
 import queue
+import secrets
 import select
 import shlex
 import signal
@@ -34,8 +42,16 @@ from flux_conformance.runner.adapters.base import (
     protocol_validator,
     reply_from_outcome,
 )
+from flux_conformance.runner.bounds import SHOWN_NAME, shown
 
-__all__ = ["MAX_LINE_BYTES", "MAX_START_FAILURES", "STDERR_TAIL", "SubprocessAdapter"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_START_FAILURES",
+    "MAX_TIMEOUTS",
+    "STDERR_TAIL",
+    "TOKEN_VARIABLE",
+    "SubprocessAdapter",
+]
 
 #: A reply longer than this is refused (the process is killed): memory stays bounded.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -43,6 +59,12 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 STDERR_TAIL = 4096
 #: Consecutive failed starts after which the implementation is given up on.
 MAX_START_FAILURES = 3
+#: Consecutive timeouts after which the implementation is given up on (``--max-timeouts``).
+MAX_TIMEOUTS = 5
+#: The environment variable whose value marks every process of one implementation.
+TOKEN_VARIABLE = "FLUX_CONFORMANCE_IMPLEMENTATION_TOKEN"
+#: Python reads integers of at most this many digits (``sys.get_int_max_str_digits``).
+MAX_INT_DIGITS = 4300
 
 _EOF = object()
 _OVERLONG = object()
@@ -52,15 +74,120 @@ _STARTED = protocol_validator("started")
 class _Fault(Exception):
     """The implementation broke the protocol; the message says how."""
 
+    def __init__(self, message: str, *, timeout: bool = False) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
 
 class _Unsendable(Exception):
     """The request itself cannot be encoded (not the implementation's fault)."""
+
+
+def _decode(line: bytes) -> Any:
+    """One reply line as JSON, strictly: no NaN or Infinity, integers Python can read."""
+    try:
+        return json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=_bounded_int)
+    except RecursionError:
+        raise _Fault("reply nested too deeply to decode") from None
+    except _Fault:
+        raise
+    except (UnicodeDecodeError, ValueError):
+        text = shown(line[:200].decode("utf-8", "replace"))
+        raise _Fault(f"reply is not a JSON object: {text!r}") from None
+
+
+def _not_json(name: str) -> Any:
+    raise _Fault(f"reply holds {name}, which is not JSON (RFC 8259 has no such number)")
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Fault(
+            f"reply holds an integer of {digits} digits; at most {MAX_INT_DIGITS} are read"
+        )
+    return int(text)
+
+
+def _one_line(text: str) -> str:
+    return shown(" ".join(text[: SHOWN_NAME * 2].split()), SHOWN_NAME)
+
+
+def _json_type(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _processes() -> dict[int, tuple[int, str]] | None:
+    """Every live process: pid -> (parent pid, state), from ``/proc`` (None without it)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    found: dict[int, tuple[int, str]] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            state, ppid = stat[stat.rindex(b")") + 2 :].split()[:2]
+        except (OSError, ValueError):
+            continue
+        found[int(name)] = (int(ppid), state.decode("ascii", "replace"))
+    return found
+
+
+def _carries(pid: int, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return needle in handle.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def kill_tree(root: int, token: str, rounds: int = 10) -> None:
+    """Kill ``root``'s descendants and every process whose environment carries ``token``.
+
+    Repeated until a pass finds nothing left (a process that forks while it is being killed
+    is found on the next pass); a no-op where ``/proc`` does not exist.
+    """
+    needle = f"{TOKEN_VARIABLE}={token}".encode()
+    me = os.getpid()
+    for _ in range(rounds):
+        table = _processes()
+        if table is None:
+            return
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _state) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        doomed: set[int] = set()
+        stack = [root]
+        while stack:
+            for child in children.get(stack.pop(), ()):
+                if child not in doomed:
+                    doomed.add(child)
+                    stack.append(child)
+        doomed.update(p for p, (_, state) in table.items() if state != "Z" and _carries(p, needle))
+        doomed -= {me, root}
+        doomed = {p for p in doomed if table.get(p, (0, "Z"))[1] != "Z"}
+        if not doomed:
+            return
+        for pid in doomed:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
 
 
 class _Process:
     """One running implementation process, with reader threads for stdout and stderr."""
 
     def __init__(self, argv: list[str], cwd: str | None, env: dict[str, str] | None) -> None:
+        self.token = secrets.token_hex(16)
+        environment = dict(os.environ if env is None else env)
+        environment[TOKEN_VARIABLE] = self.token
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -68,7 +195,7 @@ class _Process:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=env,
+                env=environment,
                 start_new_session=True,  # its own process group, so we can kill all of it
                 bufsize=0,
             )
@@ -167,7 +294,7 @@ class _Process:
         try:
             line = self.lines.get(timeout=max(0.0, remaining))
         except queue.Empty:
-            raise _Fault("no reply within the timeout") from None
+            raise _Fault("no reply within the timeout", timeout=True) from None
         if line is _EOF:
             code = self.proc.poll()
             if code is None:
@@ -178,18 +305,27 @@ class _Process:
         if line is _OVERLONG:
             raise _Fault(f"reply longer than {MAX_LINE_BYTES} bytes")
         assert isinstance(line, bytes)
-        try:
-            return json.loads(line.decode("utf-8"))
-        except RecursionError:
-            raise _Fault("reply nested too deeply to decode") from None
-        except (UnicodeDecodeError, ValueError):
-            shown = line[:200].decode("utf-8", "replace")
-            raise _Fault(f"reply is not a JSON object: {shown!r}") from None
+        return _decode(line)
+
+    def unsolicited(self) -> bytes | None:
+        """A line the implementation wrote before it was asked anything (None if none)."""
+        while True:
+            try:
+                item = self.lines.get_nowait()
+            except queue.Empty:
+                return None
+            if isinstance(item, bytes):
+                return item
+            # End of output (or an over-long line): the reader has stopped, so putting it
+            # back keeps the order for receive() to report it.
+            self.lines.put(item)
+            return None
 
     def kill(self) -> None:
-        """Kill the whole process group and reap the process."""
+        """Kill the process group and every descendant, then reap the process."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        kill_tree(self.proc.pid, self.token)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         self._close_pipes()
@@ -223,6 +359,7 @@ class SubprocessAdapter:
         start_timeout: float = 30.0,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
+        max_timeouts: int = MAX_TIMEOUTS,
     ) -> None:
         self.command = command
         try:
@@ -238,6 +375,8 @@ class SubprocessAdapter:
         self._proc: _Process | None = None
         self._seq = 0
         self._start_failures = 0
+        self.max_timeouts = max_timeouts
+        self._timeouts = 0
         self._gave_up: str | None = None
         self.name = self._argv[0]
         self.version = ""
@@ -267,17 +406,22 @@ class SubprocessAdapter:
         try:
             proc.send({"cmd": "hello", "protocol": 1}, deadline)
             answer = proc.receive(deadline)
-            problems = list(_STARTED.iter_errors(answer))
-            if problems:
-                raise _Fault(f"bad answer to hello: {problems[0].message}")
+            problem = next(iter(_STARTED.iter_errors(answer)), None)
+            if problem is not None:
+                raise _Fault(f"bad answer to hello: {shown(problem.message, 300)}")
         except _Fault as exc:
             tail = proc.stderr_tail()
             proc.kill()
             self._note_start_failure(f"start failed: {exc}")
             raise _Fault(f"start failed: {exc}" + (f"\n{tail}" if tail else "")) from None
+        except BaseException:
+            proc.kill()  # interrupted (SIGINT, SIGTERM) while starting: leave nothing behind
+            raise
         info = answer["implementation"]
-        self.name = str(info.get("name", self.name))
-        self.version = str(info.get("version", ""))
+        # Shown in every report: on one line, cut, and with no control character or lone
+        # surrogate.
+        self.name = _one_line(str(info.get("name", self.name)))
+        self.version = _one_line(str(info.get("version", "")))
         self._operations = frozenset(answer["operations"])
         self._start_failures = 0
         self._proc = proc
@@ -287,6 +431,11 @@ class SubprocessAdapter:
         self._start_failures += 1
         if self._start_failures >= MAX_START_FAILURES:
             self._gave_up = f"gave up after {self._start_failures} failed starts; last: {why}"
+
+    @property
+    def gave_up(self) -> str | None:
+        """Why the implementation was given up on (None while it is still being run)."""
+        return self._gave_up
 
     def close(self) -> None:
         """Send ``stop``, wait a moment, and kill whatever is left of the process group."""
@@ -318,6 +467,13 @@ class SubprocessAdapter:
         if edition:
             message["edition"] = edition
         deadline = time.monotonic() + self.timeout
+        early = proc.unsolicited()
+        if early is not None:
+            text = shown(early[:200].decode("utf-8", "replace"))
+            return self._fault(
+                proc,
+                _Fault(f"the implementation wrote a line before request {self._seq}: {text!r}"),
+            )
         try:
             proc.send(message, deadline)
         except _Unsendable as exc:
@@ -328,16 +484,22 @@ class SubprocessAdapter:
         try:
             answer = proc.receive(deadline)
             if not isinstance(answer, dict):
-                raise _Fault(f"reply is not a JSON object: {json.dumps(answer)[:200]}")
-            if answer.get("seq") != self._seq:
-                raise _Fault(f"reply has seq {answer.get('seq')!r}, expected {self._seq}")
+                raise _Fault("reply is not a JSON object but " + _json_type(answer))
+            seq = answer.get("seq")
+            # type(), not isinstance(): true and 7.0 are not the integer 7.
+            if type(seq) is not int or seq != self._seq:
+                got = (
+                    shown(repr(seq), 100) if type(seq) is not int or seq.bit_length() < 64 else "?"
+                )
+                raise _Fault(f"reply has seq {got}, expected {self._seq}")
             outcome = {k: v for k, v in answer.items() if k != "seq"}
             reply = reply_from_outcome(outcome)
             if reply.kind == "errored":
                 raise _Fault(reply.message)
-            return reply
         except _Fault as exc:
             return self._fault(proc, exc)
+        self._timeouts = 0
+        return reply
 
     def _fault(self, proc: _Process, exc: _Fault) -> Reply:
         # Give stderr a moment to arrive: a crashing process writes it as it dies.
@@ -346,4 +508,11 @@ class SubprocessAdapter:
         proc.kill()
         self._proc = None
         self.restarts += 1
+        self._timeouts = self._timeouts + 1 if exc.timeout else 0
+        if self.max_timeouts and self._timeouts >= self.max_timeouts:
+            self._gave_up = (
+                f"gave up on {self.name} after {self._timeouts} timeouts in a row "
+                f"({self.timeout:g} s each; --max-timeouts {self.max_timeouts}): every "
+                "remaining case is errored without being sent"
+            )
         return Reply("errored", message=str(exc), stderr=tail)

@@ -66,7 +66,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         expectations[impl] = Path(file)
     for impl in impls:
         # Fail early on a bad --impl, or on an implementation that cannot be run at all.
-        adapter = make_adapter(impl, timeout=args.timeout)
+        adapter = make_adapter(impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
         try:
             skip = (
                 Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
@@ -86,7 +86,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         cases,
         impls,
         expectations=expectations,
-        make_adapter=lambda spec: make_adapter(spec, timeout=args.timeout),
+        make_adapter=lambda spec: make_adapter(
+            spec, timeout=args.timeout, max_timeouts=args.max_timeouts
+        ),
         progress=lambda line: print(line, file=err, flush=True),
         about=about,
         workers=args.jobs,
@@ -138,6 +140,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_selection(p)
     add_require(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
     p.add_argument(
         "--expectations",
         action="append",

@@ -12,12 +12,12 @@ it, an implementation that cannot load, hypothesis missing).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from pathlib import Path
 from typing import IO, Any
 
 from flux_conformance.runner.adapters.base import Adapter
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import UsageError
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
@@ -53,7 +53,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     adapters: list[Adapter] = []
     try:
         for spec in (args.impl, args.against):
-            adapter = make_adapter(spec, timeout=args.timeout)
+            adapter = make_adapter(spec, timeout=args.timeout, max_timeouts=args.max_timeouts)
             adapters.append(adapter)
             adapter.start()
             if not adapter.supports(args.operation):
@@ -102,6 +102,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 
 def _summarise(result: Any, args: argparse.Namespace, err: IO[str]) -> None:
+    from flux_conformance.runner.report import compact_json
+
     print(
         f"diff {args.impl} against {args.against} on {result.operation}: "
         f"{result.evaluated} distinct inputs in {result.rounds} round(s), "
@@ -114,8 +116,8 @@ def _summarise(result: Any, args: argparse.Namespace, err: IO[str]) -> None:
         print(f"  {count} input(s) not compared: {name} answered unsupported", file=err)
     for found in result.disagreements:
         print(
-            f"  disagreement on {json.dumps(found.input, ensure_ascii=False)}: "
-            f"{args.impl} {found.reason}",
+            f"  disagreement on {compact_json(found.input, 500)}: "
+            f"{shown(args.impl)} {shown(found.reason, 2000)}",
             file=err,
         )
     if not result.disagreements:
@@ -140,4 +142,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
     p.set_defaults(func=main)

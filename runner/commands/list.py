@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import IO, TYPE_CHECKING
 
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import add_selection, filters_of, load
 from flux_conformance.runner.errors import EXIT_OK
 
@@ -32,7 +33,8 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
     suite = load(args)
     for case in select(suite.cases, filters_of(args, suite)):
-        print(f"{case.id}\t{case.operation}\t{case.level}\t{case.location}", file=out)
+        # A file name may hold any character: shown() keeps escapes off the terminal.
+        print(f"{case.id}\t{case.operation}\t{case.level}\t{shown(case.location)}", file=out)
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from flux_conformance import runner
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
     add_jobs_option,
     add_require,
@@ -35,7 +36,7 @@ from flux_conformance.runner.commands._common import (
     suite_size,
     unmet_requirements,
 )
-from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
 
 if TYPE_CHECKING:
     from flux_conformance.runner.adapters.base import Adapter
@@ -101,7 +102,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.adapters.factory import make_adapter
     from flux_conformance.runner.adapters.preflight import start
 
-    adapter = make_adapter(args.impl, timeout=args.timeout)
+    adapter = make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
     try:
         # Started before the suite loads, so that a broken set-up is told at once.
         start(adapter)
@@ -162,7 +163,10 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         # Each worker starts its own; this one only told the header its name and version.
         adapter.close()
         job = Job(
-            lambda: make_adapter(args.impl, timeout=args.timeout), skip, decide, header.edition
+            lambda: make_adapter(args.impl, timeout=args.timeout, max_timeouts=args.max_timeouts),
+            skip,
+            decide,
+            header.edition,
         )
         stream = run_parallel(
             cases, job, suite.operations, oracle=reference_oracle, workers=args.jobs
@@ -179,7 +183,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         )
     operations, suite_cases = suite_size(suite, header.edition)
     summary = Summary(suite_operations=operations, suite_cases=suite_cases)
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
     results = []
     with _reporters(args, out) as reporters:
         for reporter in reporters:
@@ -192,21 +196,24 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
                     reporter.case(result)
                 if args.exitfirst and result.outcome.is_bad:
                     break
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
+            interrupted = exc
         finally:
             if isinstance(stream, Generator):
                 stream.close()  # stops the workers of a parallel run
             adapter.close()
             for reporter in reporters:
-                reporter.finish(summary, interrupted=interrupted)
+                reporter.finish(summary, interrupted=interrupted is not None)
+    gave_up = getattr(adapter, "gave_up", None)
+    if gave_up:
+        print(f"warning: {shown(gave_up)}", file=err)
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 
         write_baseline(Path(args.write_expectations), results, impl=adapter.name, keep=expectations)
         print(f"wrote {args.write_expectations}", file=err)
-    if interrupted:
-        return 130
+    if interrupted is not None:
+        return exit_status_of(interrupted)
     unmet = unmet_requirements(required, summary.scope())
     for line in unmet:
         print(f"does not conform: {line}", file=err)
@@ -234,6 +241,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=float,
         default=DEFAULT_TIMEOUT,
         help=f"seconds per case (exec: only; default {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
     )
     p.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
     p.add_argument("--junit", metavar="FILE", help="JUnit XML report")

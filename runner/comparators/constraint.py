@@ -6,6 +6,7 @@ they mention.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flux_conformance.runner.comparators._json import json_equal
@@ -15,6 +16,15 @@ __all__ = ["constraint_semantic", "probes"]
 
 #: Above this many mentioned properties, the semantic comparator samples property subsets.
 _MAX_EXHAUSTIVE_PROPERTIES = 10
+#: Pairs of properties are probed (with their complements) up to this many names.
+_MAX_PAIRED_PROPERTIES = 32
+#: The work of one comparison is bounded: at most this many distinct property names, hosts and
+#: ranks enumerated from the mentioned hostlists and idsets, and targets over all the Rs
+#: built.  A constraint beyond the first two cannot be compared (the answer fails, saying
+#: so); beyond the last, the (host, properties) combinations are sampled with a fixed seed.
+MAX_PROPERTY_NAMES = 256
+MAX_ENUMERATED = 1_000_000
+MAX_TARGETS = 50_000
 
 
 def _mentions(constraint: Any) -> tuple[set[str], list[str], list[str]]:
@@ -58,10 +68,11 @@ def _property_subsets(names: list[str]) -> list[tuple[str, ...]]:
             tuple(n for bit, n in enumerate(names) if mask >> bit & 1)
             for mask in range(1 << len(names))
         ]
-    # Too many for every subset: every subset of size <= 2, their complements, and a fixed
-    # pseudo-random sample (the seed keeps verdicts reproducible).
+    # Too many for every subset: every subset of size <= 2 (of size 1 only, beyond
+    # _MAX_PAIRED_PROPERTIES names), their complements, and a fixed pseudo-random sample (the
+    # seed keeps verdicts reproducible).
     out: set[tuple[str, ...]] = {(), tuple(names)}
-    for size in (1, 2):
+    for size in (1, 2) if len(names) <= _MAX_PAIRED_PROPERTIES else (1,):
         for combo in itertools.combinations(names, size):
             out.add(combo)
             out.add(tuple(n for n in names if n not in combo))
@@ -72,6 +83,20 @@ def _property_subsets(names: list[str]) -> list[tuple[str, ...]]:
 
 
 Target = tuple[int, str, tuple[str, ...]]
+
+
+def _sample(items: Sequence[Any], most: int) -> list[Any]:
+    """``items`` itself when it holds at most ``most``, else a fixed sample of that many.
+
+    The first and last items are always kept (the empty and the full property subset, the
+    host in no hostlist); the seed keeps verdicts reproducible.
+    """
+    import random
+
+    if len(items) <= most:
+        return list(items)
+    middle = random.Random(31).sample(range(1, len(items) - 1), max(0, most - 2))
+    return [items[0], *(items[i] for i in sorted(middle)), items[-1]]
 
 
 def probes(constraints: list[Any], oracle: Oracle) -> list[tuple[dict[str, Any], list[Target]]]:
@@ -92,8 +117,22 @@ def probes(constraints: list[Any], oracle: Oracle) -> list[tuple[dict[str, Any],
         names |= more_names
         hosts += more_hosts
         ranks += more_ranks
-    host_groups = [oracle("hostlist.decode", text) for text in hosts]
-    rank_groups = [oracle("idset.decode", text) for text in ranks]
+    if len(names) > MAX_PROPERTY_NAMES:
+        raise Refused(
+            "limit", f"{len(names)} property names (the comparator enumerates {MAX_PROPERTY_NAMES})"
+        )
+    enumerated = 0
+
+    def expand(operation: str, text: str) -> list[Any]:
+        nonlocal enumerated
+        found: list[Any] = oracle(operation, text)
+        enumerated += len(found)
+        if enumerated > MAX_ENUMERATED:
+            raise Refused("limit", f"more than {MAX_ENUMERATED} hosts and ranks in all")
+        return found
+
+    host_groups = [expand("hostlist.decode", text) for text in hosts]
+    rank_groups = [expand("idset.decode", text) for text in ranks]
     all_hosts = {h for group in host_groups for h in group}
     none_host = "none"
     while none_host in all_hosts:
@@ -101,13 +140,18 @@ def probes(constraints: list[Any], oracle: Oracle) -> list[tuple[dict[str, Any],
     host_reps = [*_representatives(host_groups), none_host]
     rank_reps = _representatives(rank_groups)
     fresh = max((r for group in rank_groups for r in group), default=-1) + 1
-    combos = [(h, p) for h in host_reps for p in _property_subsets(sorted(names))]
+    subsets = _property_subsets(sorted(names))
+    # The (host, properties) combinations, sampled by index so that the product is never
+    # built when it is large.
+    picked = _sample(range(len(host_reps) * len(subsets)), MAX_TARGETS // 2)
+    combos = [(host_reps[i // len(subsets)], subsets[i % len(subsets)]) for i in picked]
     # Every (host, properties) combination goes with one rank outside every mentioned idset
     # (there are as many such ranks as needed) and with each representative of a mentioned
     # rank pattern; a rank may appear once per R, so the latter are spread over several Rs.
     layouts: list[list[Target]] = [[(fresh + i, h, p) for i, (h, p) in enumerate(combos)]]
     if rank_reps:
-        for h, p in combos:
+        rank_reps = _sample(rank_reps, MAX_TARGETS // 2)
+        for h, p in _sample(combos, max(1, MAX_TARGETS // 2 // len(rank_reps))):
             layouts.append([(rank, h, p) for rank in sorted(rank_reps)])
     out = []
     for targets in layouts:
@@ -144,8 +188,9 @@ def constraint_semantic(expected: Any, actual: Any, oracle: Oracle) -> str | Non
     try:
         built = probes([expected, actual], oracle)
     except Refused as exc:
-        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615).
-        return f"cannot compare: a hostlist or idset is too large to enumerate: {exc.reason}"
+        # Valid but too large to enumerate (e.g. ranks 0-18446744073709551615, or a
+        # thousand property names).
+        return f"cannot compare: the constraints mention too much to enumerate: {exc.reason}"
     for r_doc, targets in built:
         want = oracle("constraint.match", {"constraint": expected, "R": r_doc})
         got = oracle("constraint.match", {"constraint": actual, "R": r_doc})

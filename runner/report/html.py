@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 
+from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
 from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
 
@@ -36,7 +37,10 @@ class HtmlReporter(FileReporter):
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the page."""
         h = self.header
-        e = html.escape
+
+        def e(text: str, limit: int | None = 20_000) -> str:
+            return html.escape(shown(text, limit))
+
         outcome = verdict_line(summary, interrupted=interrupted)
         head = "".join(f"<th>{o.value}</th>" for o in Outcome)
         rows = "".join(
@@ -60,9 +64,10 @@ class HtmlReporter(FileReporter):
             )
         page = (
             "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>flux-conformance: {e(h.implementation)}</title>"
+            f"<title>flux-conformance: {e(h.implementation, SHOWN_NAME)}</title>"
             f"<style>{_CSS}</style></head><body>"
-            f"<h1>Conformance report: {e(h.implementation)} {e(h.version)}</h1>"
+            f"<h1>Conformance report: {e(h.implementation, SHOWN_NAME)} "
+            f"{e(h.version, SHOWN_NAME)}</h1>"
             f"<p>{e(h.describe())}: <strong>{e(outcome)}</strong>.</p>"
             + "".join(
                 f"<p>{label}: {e(', '.join(ops))}</p>"

@@ -7,34 +7,73 @@ still holds every case judged until then.
 from __future__ import annotations
 
 import json
+import math
 from typing import IO, Any
 
+from flux_conformance.runner.bounds import JUDGE_MAX_CHARS, JUDGE_MAX_VALUES, json_size
 from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report import Header, verdict_line
+from flux_conformance.runner.report import Header, compact_json, verdict_line
 
 __all__ = ["JsonLinesReporter"]
 
 
+def _strict(value: Any) -> Any:
+    """``value`` with what strict JSON cannot carry replaced by strings that say what it was.
+
+    NaN and the infinities become ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (standard
+    JSON has no such numbers, and a strict reader refuses them); an integer too long for
+    Python to write becomes a description; other objects their ``repr``.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        return f"(an integer of about {int(value.bit_length() * 0.30103) + 1} digits)"
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+def _dumps(value: Any) -> str:
+    """Strict JSON text of ``value``: UTF-8 where it can be, escapes where it cannot."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        text = json.dumps(_strict(value), ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (valid in JSON text as an escape, not in UTF-8): write escapes.
+        text = json.dumps(json.loads(text), allow_nan=False)
+    return text
+
+
 def _encodable(value: Any) -> bool:
     try:
-        json.dumps(value, default=repr)
-    except (RecursionError, ValueError):
+        _dumps(value)
+    except RecursionError:
         return False
     return True
 
 
 class JsonLinesReporter:
-    """Writes ``{"header": ...}``, then ``{"case": ...}`` lines, then ``{"footer": ...}``."""
+    """Writes ``{"header": ...}``, then ``{"case": ...}`` lines, then ``{"footer": ...}``.
+
+    Every line is strict JSON (RFC 8259): no NaN or Infinity, no raw lone surrogate.
+    """
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
     def _write(self, obj: dict[str, Any]) -> None:
         try:
-            text = json.dumps(obj, ensure_ascii=False, default=repr)
-        except (RecursionError, ValueError):
-            # A value (an implementation's output, say) too deep or too odd for JSON: the
-            # line keeps everything else and says so, rather than being lost.
+            text = _dumps(obj)
+        except RecursionError:
+            # A value (an implementation's output, say) too deep for JSON: the line keeps
+            # everything else and says so, rather than being lost.
             inner = dict(obj)
             for key, value in inner.items():
                 if isinstance(value, dict):
@@ -42,7 +81,7 @@ class JsonLinesReporter:
                         k: v if _encodable(v) else "(not representable as JSON)"
                         for k, v in value.items()
                     }
-            text = json.dumps(inner, ensure_ascii=False, default=repr)
+            text = _dumps(inner)
         self.stream.write(text + "\n")
         self.stream.flush()
 
@@ -51,8 +90,19 @@ class JsonLinesReporter:
         self._write({"header": header.to_json()})
 
     def case(self, result: CaseResult) -> None:
-        """Write one case line."""
-        self._write({"case": result.to_json()})
+        """Write one case line.
+
+        An answer too large to judge (see :mod:`runner.bounds`) is kept as the start of its
+        JSON text: ``{"output": "<the first 10,000 characters>", "cut": true}``, so that a
+        report holds at most that much of any answer.
+        """
+        data = result.to_json()
+        reply = result.reply
+        if reply is not None and reply.kind == "output" and "actual" in data:
+            values, chars = json_size(reply.value, cap=JUDGE_MAX_VALUES)
+            if values > JUDGE_MAX_VALUES or chars > JUDGE_MAX_CHARS:
+                data["actual"] = {"output": compact_json(reply.value, 10_000), "cut": True}
+        self._write({"case": data})
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line with the counts."""

@@ -1,9 +1,17 @@
-"""The JUnit XML report: one ``testsuite`` per operation, one ``testcase`` per case."""
+"""The JUnit XML report: one ``testsuite`` per operation, one ``testcase`` per case.
+
+Every text goes through :func:`~runner.bounds.shown`, so the file is well-formed XML 1.0
+whatever an implementation answers (NUL, ESC, U+FFFF and lone surrogates become escapes),
+and its size is bounded: names and versions are cut at
+:data:`~runner.bounds.SHOWN_NAME` characters, reasons at :data:`_REASON` and bodies at
+:data:`_BODY`.
+"""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
 from flux_conformance.runner.report import (
     FileReporter,
@@ -15,12 +23,16 @@ from flux_conformance.runner.report import (
 
 __all__ = ["JUnitReporter"]
 
+#: The longest reason (a ``message`` attribute) and body (a failure's text) written.
+_REASON = 2000
+_BODY = 20_000
+
 
 def _properties(header: Header) -> dict[str, str]:
     """What the run was, as JUnit properties (so two reports can be compared later)."""
     import json
 
-    return {
+    found = {
         "suite.version": header.suite_version,
         "suite.digest": header.suite_digest,
         "implementation.name": header.implementation,
@@ -32,6 +44,7 @@ def _properties(header: Header) -> dict[str, str]:
         "expectations": header.expectations,
         "started": header.started,
     }
+    return {name: shown(value, SHOWN_NAME * 5) for name, value in found.items()}
 
 
 class JUnitReporter(FileReporter):
@@ -41,7 +54,8 @@ class JUnitReporter(FileReporter):
 
     def write(self, summary: Summary, *, interrupted: bool) -> None:
         """Write the XML file."""
-        root = ET.Element("testsuites", name=f"flux-conformance: {self.header.implementation}")
+        name = shown(self.header.implementation, SHOWN_NAME)
+        root = ET.Element("testsuites", name=f"flux-conformance: {name}")
         scope = summary.scope()
         described = {
             **_properties(self.header),
@@ -65,9 +79,9 @@ class JUnitReporter(FileReporter):
             case_el = ET.SubElement(
                 suite,
                 "testcase",
-                name=result.case.id,
+                name=shown(result.case.id),
                 classname=op,
-                file=str(result.case.file),
+                file=shown(str(result.case.file)),
                 line=str(result.case.line),
                 time=f"{result.seconds:.6f}",
             )
@@ -80,22 +94,20 @@ class JUnitReporter(FileReporter):
                     *(["diff:", result.diff] if result.diff else []),
                 ]
             )
+            body = shown(body, _BODY)
+            reason = shown(result.reason, _REASON)
             if result.outcome in (Outcome.FAILED, Outcome.XPASSED):
-                el = ET.SubElement(
-                    case_el, "failure", message=result.reason or result.outcome.value
-                )
+                el = ET.SubElement(case_el, "failure", message=reason or result.outcome.value)
                 el.text = body
             elif result.outcome is Outcome.ERRORED:
-                el = ET.SubElement(case_el, "error", message=result.reason)
+                el = ET.SubElement(case_el, "error", message=reason)
                 el.text = body + (
-                    f"\nstderr:\n{result.reply.stderr}"
+                    f"\nstderr:\n{shown(result.reply.stderr, _BODY)}"
                     if result.reply and result.reply.stderr
                     else ""
                 )
             elif result.outcome in (Outcome.SKIPPED, Outcome.XFAILED, Outcome.UNCHECKED):
-                ET.SubElement(
-                    case_el, "skipped", message=f"{result.outcome.value}: {result.reason}"
-                )
+                ET.SubElement(case_el, "skipped", message=f"{result.outcome.value}: {reason}")
         for op, suite in suites.items():
             counts = summary.by_operation.get(op)
             if counts is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -16,10 +16,17 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 from flux_conformance.runner.report import Header, compact_json, replay_command, verdict_line
 
 __all__ = ["TerminalReporter"]
+
+
+def escape(text: str, limit: int | None = 20_000) -> str:
+    """``text`` for the console: no markup, and no control sequence reaches the terminal."""
+    return _markup_escape(shown(text, limit))
+
 
 _STYLE = {
     Outcome.PASSED: "green",
@@ -63,7 +70,8 @@ class TerminalReporter:
         version = f" {header.version}" if header.version else ""
         self.console.print(
             f"flux-conformance {header.suite_version}: {header.selected} cases against "
-            f"[bold]{escape(header.implementation)}{escape(version)}[/bold] "
+            f"[bold]{escape(header.implementation, SHOWN_NAME)}{escape(version, SHOWN_NAME)}"
+            "[/bold] "
             f"(edition {header.edition})"
         )
         other = (
@@ -168,19 +176,19 @@ class TerminalReporter:
             self._detail(result)
         table = Table(title=None, show_edge=False, pad_edge=False)
         table.add_column("operation")
-        shown = [
+        columns = [
             o for o in Outcome if summary.total[o.value] or o in (Outcome.PASSED, Outcome.FAILED)
         ]
-        for outcome in shown:
+        for outcome in columns:
             table.add_column(outcome.value, justify="right", style=_STYLE[outcome])
         for op, counts in sorted(summary.by_operation.items()):
-            table.add_row(op, *(str(counts[o.value]) for o in shown))
+            table.add_row(op, *(str(counts[o.value]) for o in columns))
         table.add_row(
-            "[bold]total[/bold]", *(f"[bold]{summary.total[o.value]}[/bold]" for o in shown)
+            "[bold]total[/bold]", *(f"[bold]{summary.total[o.value]}[/bold]" for o in columns)
         )
         self.console.print()
         self.console.print(table)
-        tally = ", ".join(f"{summary.total[o.value]} {o.value}" for o in shown)
+        tally = ", ".join(f"{summary.total[o.value]} {o.value}" for o in columns)
         style = "green bold" if summary.ok and not interrupted else "red bold"
         line = verdict_line(summary, interrupted=interrupted)
         self.console.print(f"[{style}]{escape(line)}[/{style}]: {tally}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flux_conformance.runner.adapters.base import AdapterError
+from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.cases import Case, Suite
 from flux_conformance.runner.engine import CaseResult, Outcome, run_cases
 from flux_conformance.runner.report import compact_json
@@ -56,8 +57,8 @@ class Column:
 
     @property
     def label(self) -> str:
-        """Column heading: name and version."""
-        return f"{self.name} {self.version}".strip()
+        """Column heading: name and version (cut, and safe to show: see ``bounds.shown``)."""
+        return shown(f"{self.name} {self.version}".strip(), SHOWN_NAME)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
+from flux_conformance.runner.bounds import shown, too_large_to_judge
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
 
@@ -100,16 +101,18 @@ def compare_replies(
         if actual.value != expected.value:
             return f"reports error {actual.value!r} where the other reports {expected.value!r}"
         return None
-    try:
-        problems = op.output_problems(actual.value)
-    except RecursionError:  # jsonschema recurses once per level of the output
-        return "output is nested too deeply for its form to be checked"
-    if problems:
-        return f"output is not of the operation's form: {problems[0]}"
+    # The bounds of the suite's own judging (runner.bounds): an answer far larger than the
+    # other's is a disagreement at once, and only its first schema problem is looked for.
+    too_large = too_large_to_judge([expected.value], actual.value)
+    if too_large:
+        return too_large
+    problem = op.first_output_problem(actual.value)
+    if problem:
+        return f"output is not of the operation's form: {problem}"
     try:
         return op.compare(expected.value, actual.value, oracle, value)
     except Exception as exc:  # a comparator choking on an odd output is a disagreement too
-        return f"comparator {op.comparator_name} failed on the output: {exc!r}"
+        return shown(f"comparator {op.comparator_name} failed on the output: {exc!r}", 1000)
 
 
 def _punctuation(value: Any) -> str:
@@ -179,6 +182,14 @@ def _number_slot(value: Any, index: int) -> tuple[int, Callable[[int], Any]] | N
     return found[index] if len(found) > index else None
 
 
+def _bounded(reply: Reply, other: Reply) -> Reply:
+    """``reply``, or an errored reply saying why when its output is too large to judge."""
+    if reply.kind != "output":
+        return reply
+    reason = too_large_to_judge([other.value] if other.kind == "output" else [], reply.value)
+    return reply if reason is None else Reply("errored", message=reason)
+
+
 class _Found(Exception):
     """Raised inside the hypothesis test to make it fail (and shrink) on a new disagreement."""
 
@@ -214,10 +225,11 @@ class _Search:
         key = json.dumps(value, sort_keys=True)
         if key not in self.replies:
             self.result.evaluated += 1
-            self.replies[key] = (
-                self.impl.run(self.op.name, value, edition=None),
-                self.against.run(self.op.name, value, edition=None),
-            )
+            actual = self.impl.run(self.op.name, value, edition=None)
+            expected = self.against.run(self.op.name, value, edition=None)
+            # Replies are kept for the whole search: one too large to judge is kept as the
+            # reason it cannot be judged, not as five million items.
+            self.replies[key] = (_bounded(actual, expected), _bounded(expected, actual))
             self.report()
         return self.replies[key]
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from flux_conformance.runner.adapters.base import Reply
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.tools.diff import DiffResult
 
 __all__ = ["REQUIREMENT_PLACEHOLDER", "general_requirement", "render_cases"]
@@ -68,12 +69,19 @@ def _case_id(operation: str, value: Any) -> str:
 
 
 def _compact(reply: Reply) -> str:
+    from flux_conformance.runner.report import compact_json
+
     if reply.kind == "output":
-        text = "output " + json.dumps(reply.value, ensure_ascii=False)
-        return text if len(text) <= 120 else text[:117] + "..."
+        return "output " + compact_json(reply.value, 110)
     if reply.kind == "error":
-        return f"error {reply.value}"
+        return f"error {shown(str(reply.value), 100)}"
     return reply.kind
+
+
+def _shown_input(value: Any) -> str:
+    from flux_conformance.runner.report import compact_json
+
+    return " ".join(compact_json(value, 2000).splitlines())
 
 
 def render_cases(
@@ -93,7 +101,8 @@ def render_cases(
         "#   load this file until each case cites requirement ids that exist.\n"
     )
     lines = [
-        f"# Found by: flux-conformance diff --impl {impl_name} --against {against_name} "
+        f"# Found by: flux-conformance diff --impl {shown(impl_name)} --against "
+        f"{shown(against_name)} "
         f"--operation {result.operation} --seed {result.seed}",
         "# Ready to review, not to commit as is.  For each case:",
         f"# - the expected outcome is what {against_name} answered: check it against the spec;",
@@ -108,7 +117,7 @@ def render_cases(
         if found.expected.kind not in ("output", "error"):
             lines.append(
                 f"  # not written: {against_name} answered {_compact(found.expected)} for "
-                f"input {json.dumps(found.input, ensure_ascii=False)}"
+                f"input {_shown_input(found.input)}"
             )
             continue
         fields = {

@@ -205,6 +205,10 @@ def test_from_shape() -> None:
         ({"shape": "slot/n", "command": ["a"], "nodes": 2}, "nodes: unknown input key"),
         ({"shape": "slot/n"}, "input must have 'command'"),
         ("slot/n", "must be an object"),
+        # The input schema types each optional key: present, null is a wrong type, not absent.
+        ({"shape": "slot/n", "command": ["a"], "tasks": None}, "tasks: must be an object"),
+        ({"shape": "slot/n", "command": ["a"], "attributes": None}, "attributes: must be an"),
+        ({"shape": "slot/n", "command": ["a"], "default_label": None}, "default_label: must be"),
     ],
 )
 def test_from_shape_refusals(value: Any, message: str) -> None:

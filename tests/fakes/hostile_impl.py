@@ -1,0 +1,174 @@
+"""A hostile implementation speaking the subprocess protocol (for the runner's hostile tests).
+
+``python hostile_impl.py KIND``; every ``run`` request gets the hostile reply KIND names, built
+as raw JSON text (so that NaN, lone surrogates and 5,000-digit integers reach the runner as
+an implementation would send them).  With ``HOSTILE_PIDS=FILE`` in its environment it writes
+the pid of every process it starts to FILE, one per line, so that a test can check that none
+is left.
+
+Answers (to every case):
+
+* ``huge-list``: a list of 5,000,000 integers (38 MB, under the 64 MiB line bound);
+* ``huge-string``: a string of 60 MiB;
+* ``wide-power``: the reference's answer to ``shape.parse`` with the first count made
+  ``{min: 2, max: 2**64-1, operator: "^", operand: 10**10}``;
+* ``many-properties``: a constraint naming 200 properties;
+* ``surrogate``: ``["\\ud800"]``, valid JSON that no UTF-8 encoder can write raw;
+* ``xml-forbidden``: a string holding U+FFFF, NUL, ESC and an OSC sequence;
+* ``nan``: ``[NaN, Infinity]``;
+* ``long-integer``: ``[10**5000]``;
+* ``early``: the right answer, then at once a reply for the next seq, before its request;
+* ``seq-true``: the right answer with ``"seq": true``;
+* ``stderr-escapes``: writes escape sequences and NUL to stderr, then exits.
+
+Hello (then the right answer to every case):
+
+* ``hello-surrogate``: version ``"\\ud800"``;
+* ``hello-huge-name``: a name of 20 MB;
+* ``hello-markup``: a name and version holding a newline, a Markdown heading, raw HTML and
+  terminal escapes.
+
+Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
+grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case.
+Both answer the very first request of all their lives (the runner's check that the
+implementation can be run at all), marked by creating the file ``HOSTILE_ONCE`` names.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import OPERATIONS, run
+
+KIND = sys.argv[1]
+PIDS = os.environ.get("HOSTILE_PIDS")
+
+
+def note_pid(pid):
+    if PIDS:
+        with open(PIDS, "a", encoding="utf-8") as handle:
+            handle.write(f"{pid}\n")
+
+
+def write(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def right(msg):
+    try:
+        return {"output": run(msg["operation"], msg["input"], edition=msg.get("edition"))}
+    except FormatError as exc:
+        return {"error": {"category": exc.category, "message": str(exc)}}
+
+
+def raw_output(seq, text):
+    write(f'{{"seq": {seq}, "output": {text}}}')
+
+
+_CACHE = {}
+
+
+def cached(name, build):
+    if name not in _CACHE:
+        _CACHE[name] = build()
+    return _CACHE[name]
+
+
+def start_escapees():
+    """A child that calls setsid(), and a daemon (double fork); both sleep an hour."""
+    escapee = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(3600)"], start_new_session=True
+    )
+    note_pid(escapee.pid)
+    code = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        open(sys.argv[1], 'a').write(f'{os.getpid()}\\n') if sys.argv[1] else None\n"
+        "        time.sleep(3600)\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+    )
+    subprocess.run([sys.executable, "-c", code, PIDS or ""], check=True)
+
+
+def hello():
+    name, version = f"hostile-{KIND}", "1"
+    if KIND == "hello-surrogate":
+        version = "\ud800"
+    elif KIND == "hello-huge-name":
+        name = "n" * 20_000_000
+    elif KIND == "hello-markup":
+        name = "evil\n# Injected heading\n<img src=x onerror=alert(1)><details open>"
+        version = "1\x1b[2J\x1b]0;owned\x07 | col"
+    if KIND == "setsid-hang":
+        start_escapees()
+    message = {"protocol": 1, "implementation": {"name": name, "version": version}}
+    message["operations"] = list(OPERATIONS)
+    write(json.dumps(message))  # ASCII: the lone surrogate travels as an escape
+
+
+def answer(msg):
+    seq = msg["seq"]
+    if KIND == "huge-list":
+        raw_output(seq, cached("list", lambda: json.dumps(list(range(5_000_000)))))
+    elif KIND == "huge-string":
+        raw_output(seq, cached("string", lambda: '"' + "a" * (60 * 1024 * 1024) + '"'))
+    elif KIND == "wide-power":
+        reply = right(msg)
+        if isinstance(reply.get("output"), list) and reply["output"]:
+            reply["output"][0]["count"] = {
+                "min": 2,
+                "max": 2**64 - 1,
+                "operator": "^",
+                "operand": 10**10,
+            }
+        write(json.dumps({"seq": seq, **reply}))
+    elif KIND == "many-properties":
+        raw_output(seq, json.dumps({"or": [{"properties": [f"p{i}"]} for i in range(200)]}))
+    elif KIND == "surrogate":
+        raw_output(seq, '["\\ud800"]')
+    elif KIND == "xml-forbidden":
+        raw_output(seq, '["\\uffff\\u0000\\u001b[31mred\\u001b]0;title\\u0007"]')
+    elif KIND == "nan":
+        raw_output(seq, "[NaN, Infinity]")
+    elif KIND == "long-integer":
+        raw_output(seq, "[1" + "0" * 5000 + "]")
+    elif KIND == "early":
+        write(json.dumps({"seq": seq, **right(msg)}))
+        write(json.dumps({"seq": seq + 1, "output": []}))
+    elif KIND == "seq-true":
+        write(json.dumps({"seq": True, **right(msg)}))
+    elif KIND == "stderr-escapes":
+        sys.stderr.write("\x1b[2J\x1b]8;;http://example.invalid\x07link\x00\x1b[31mred\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif KIND in ("setsid-hang", "hang"):
+        once = os.environ.get("HOSTILE_ONCE")
+        if once and not os.path.exists(once):
+            open(once, "w").close()
+            write(json.dumps({"seq": seq, **right(msg)}))
+            return
+        time.sleep(3600)
+    else:
+        write(json.dumps({"seq": seq, **right(msg)}))
+
+
+def main():
+    note_pid(os.getpid())
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg["cmd"] == "hello":
+            hello()
+        elif msg["cmd"] == "stop":
+            return
+        else:
+            answer(msg)
+
+
+main()

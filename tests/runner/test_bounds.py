@@ -1,0 +1,50 @@
+"""The runner's own bounds (runner/bounds.py) and the bounded renderer reports use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flux_conformance.runner.bounds import first_difference, json_size, shown
+from flux_conformance.runner.report import compact_json
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "where"),
+    [
+        ({"a": {"b": 1}, "c": [1, {"d": 2}]}, {"a": {"b": 1}, "c": [1, {"d": 3}]}, "['c'][1]['d']"),
+        ([{"x": 1}, {"y": [1, 2]}], [{"x": 1}, {"y": [1, 3]}], "[1]['y'][1]"),
+        ([1] * 10, [1] * 9 + [True], "[9]: expected 1, got True"),
+        ({"a": 1}, {"b": 1}, "keys differ (missing ['a'], unexpected ['b'])"),
+        ([1, 2], [1], "expected 2 items, got 1"),
+    ],
+)
+def test_first_difference_names_the_path(expected, actual, where) -> None:
+    assert where in first_difference(expected, actual)
+
+
+def test_json_size_stops_at_its_cap() -> None:
+    assert json_size([1, "ab", {"cd": None}]) == (5, 4)
+    values, _ = json_size(list(range(1_000_000)), cap=1000)
+    assert 1000 < values < 1010
+
+
+def test_shown_escapes_what_no_reader_should_get_raw() -> None:
+    text = "a\x1b[31mb\x00c\ud800d\uffffe\tf\ng"
+    assert shown(text) == "a\\x1b[31mb\\x00c\\ud800d\\uffffe\tf\ng"
+    assert shown("x" * 50, 10) == "x" * 10 + "... (50 characters)"
+
+
+@pytest.mark.parametrize(
+    "value", [[1, [2, 3], {"a": {"b": []}}], {"k": [{"z": 1}, {}]}, "x", None, 1.5, {"é": "ü"}]
+)
+def test_compact_json_is_json_for_plain_values(value) -> None:
+    assert compact_json(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_compact_json_is_cut_without_rendering_everything() -> None:
+    text = compact_json(list(range(10_000_000)), 50)
+    assert text.startswith("[0, 1, 2")
+    assert text.endswith("... (cut)")
+    assert compact_json([10**5000]) == "[(an integer of about 5001 digits)]"

@@ -1,0 +1,166 @@
+"""Signals and processes that outlive their parent: the run always ends, with complete reports,
+and leaves no process behind.
+
+SIGTERM (``timeout``, ``docker stop``, a CI cancel) used to kill ``run`` at once: no JUnit, no
+HTML, a JSON report without its footer, and the implementation left running.  A child that
+called ``setsid()`` outlived ``run`` and ``diff`` alike.  An implementation that hangs on every
+case cost the full timeout for each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from support import MINI, hostile_command
+
+from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
+from flux_conformance.runner.cli import main
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
+def _all_gone(pids: list[int], within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(map(_alive, pids)):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _pids(path: Path, at_least: int, within: float = 60.0) -> list[int]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if path.exists():
+            pids = [int(line) for line in path.read_text().split()]
+            if len(pids) >= at_least:
+                return pids
+        time.sleep(0.1)
+    raise AssertionError(f"the implementation did not start its processes: {path}")
+
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    reports = {name: tmp_path / name for name in ("r.jsonl", "r.xml", "r.html", "r.md")}
+    argv = [sys.executable, "-m", "flux_conformance.runner.cli", "run", "--cases", str(MINI)]
+    argv += ["--impl", f"exec:{hostile_command('setsid-hang')}", "--timeout", "120"]
+    argv += ["--json", str(reports["r.jsonl"]), "--junit", str(reports["r.xml"])]
+    argv += ["--html", str(reports["r.html"]), "--markdown", str(reports["r.md"])]
+    runner = subprocess.Popen(
+        argv,
+        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # The implementation, the child that left its session, and a daemon.
+        pids = _pids(pidfile, at_least=3)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not reports["r.jsonl"].exists():
+            time.sleep(0.1)  # the suite loads; the run starts with the report's header
+        time.sleep(0.5)  # the first case is under way (it never gets an answer)
+        runner.send_signal(signum)
+        _, err = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    lines = [json.loads(line) for line in reports["r.jsonl"].read_text().splitlines()]
+    assert lines[-1]["footer"]["interrupted"] is True
+    ET.parse(reports["r.xml"])
+    assert "interrupted" in reports["r.html"].read_text()
+    assert "interrupted" in reports["r.md"].read_text()
+    assert _all_gone(pids), [p for p in pids if _alive(p)]
+
+
+def test_diff_stopped_by_sigterm_leaves_no_process(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    argv = [sys.executable, "-m", "flux_conformance.runner.cli", "diff", "-o", "idset.decode"]
+    argv += ["--impl", f"exec:{hostile_command('setsid-hang')}", "--timeout", "120"]
+    runner = subprocess.Popen(
+        [*argv, "--seconds", "300"],
+        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pids = _pids(pidfile, at_least=3)
+        time.sleep(0.5)
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert _all_gone(pids), [p for p in pids if _alive(p)]
+
+
+def test_setsid_children_are_killed_with_the_implementation(tmp_path: Path, monkeypatch) -> None:
+    pidfile = tmp_path / "pids"
+    monkeypatch.setenv("HOSTILE_PIDS", str(pidfile))
+    adapter = SubprocessAdapter(hostile_command("setsid-hang"), timeout=0.5)
+    adapter.start()
+    pids = _pids(pidfile, at_least=3)
+    reply = adapter.run("idset.decode", "1", edition=None)
+    assert reply.kind == "errored"
+    assert "no reply within the timeout" in reply.message
+    # The case's fault killed the implementation and everything it started.
+    assert _all_gone(pids), [p for p in pids if _alive(p)]
+    adapter.close()
+
+
+def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
+    jsonl = tmp_path / "r.jsonl"
+    start = time.monotonic()
+    argv = ["run", "--cases", str(MINI), "--impl", f"exec:{hostile_command('hang')}"]
+    code = main([*argv, "--timeout", "0.5", "--max-timeouts", "2", "--json", str(jsonl)])
+    seconds = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert code == 1
+    cases = [json.loads(line)["case"] for line in jsonl.read_text().splitlines()[1:-1]]
+    assert [c["outcome"] for c in cases] == ["errored"] * 5
+    assert all("no reply within the timeout" in c["reason"] for c in cases[:2])
+    assert all(
+        "gave up on hostile-hang after 2 timeouts in a row" in c["reason"] for c in cases[2:]
+    )
+    assert err.count("gave up on") == 1  # one clear message
+    assert seconds < 60  # three cases were not waited for
+
+
+def test_max_timeouts_zero_never_gives_up() -> None:
+    adapter = SubprocessAdapter(hostile_command("hang"), timeout=0.3, max_timeouts=0)
+    adapter.start()
+    try:
+        replies = [adapter.run("idset.decode", "1", edition=None) for _ in range(3)]
+    finally:
+        adapter.close()
+    assert all("no reply within the timeout" in r.message for r in replies)
+    assert adapter.gave_up is None
