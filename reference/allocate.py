@@ -699,7 +699,8 @@ def _op_allocate(value: Any, *, edition: str) -> dict[str, Any]:
     if not isinstance(allocated, list):
         raise InvalidError("allocated must be an array of R", path=("allocated",))
     now = value.get("now")
-    if now is not None and (
+    # An optional key is absent or of its schema's type: null is not "not given".
+    if "now" in value and (
         isinstance(now, bool)
         or not isinstance(now, int | float)
         or not now >= 0
