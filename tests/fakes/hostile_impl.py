@@ -30,8 +30,10 @@ Hello (then the right answer to every case):
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
 grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case.
-Both answer the very first request of all their lives (the runner's check that the
-implementation can be run at all), marked by creating the file ``HOSTILE_ONCE`` names.
+
+With ``HOSTILE_ONCE=FILE``, every kind answers the very first request of all its lives right
+(the runner's pre-flight check that the implementation can be run at all), and marks it by
+creating FILE; every later request gets the hostile answer.
 """
 
 import json
@@ -115,6 +117,12 @@ def hello():
 
 def answer(msg):
     seq = msg["seq"]
+    once = os.environ.get("HOSTILE_ONCE")
+    if once and not os.path.exists(once):
+        # The runner's pre-flight request: answered right, so that the run itself begins.
+        open(once, "w").close()
+        write(json.dumps({"seq": seq, **right(msg)}))
+        return
     if KIND == "huge-list":
         raw_output(seq, cached("list", lambda: json.dumps(list(range(5_000_000)))))
     elif KIND == "huge-string":
@@ -149,11 +157,6 @@ def answer(msg):
         sys.stderr.flush()
         os._exit(3)
     elif KIND in ("setsid-hang", "hang"):
-        once = os.environ.get("HOSTILE_ONCE")
-        if once and not os.path.exists(once):
-            open(once, "w").close()
-            write(json.dumps({"seq": seq, **right(msg)}))
-            return
         time.sleep(3600)
     else:
         write(json.dumps({"seq": seq, **right(msg)}))

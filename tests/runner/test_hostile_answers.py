@@ -49,6 +49,12 @@ ANSWERS: dict[str, tuple[tuple[str, ...], str, str]] = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _past_the_preflight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hostile implementation answers the runner's pre-flight request right, then not."""
+    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "answered-once"))
+
+
 def strict_json(line: str) -> Any:
     def refuse(name: str) -> Any:
         raise ValueError(f"{name} is not strict JSON")
