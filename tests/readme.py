@@ -69,7 +69,12 @@ def run_command(command: str) -> str:
         timeout=600,
         check=False,
     )
-    text = done.stdout.replace(str(ROOT), "SRC")
+    # An installed copy (tox installs the package) reads its bundled cases, the same files as
+    # the checkout's cases/: both are shown as SRC/cases.
+    from flux_conformance.runner.cases import default_cases_dir
+
+    text = done.stdout.replace(str(default_cases_dir().resolve()), "SRC/cases")
+    text = text.replace(str(ROOT), "SRC")
     if argv[1] == "compare":
         text = _tables(text, 2)
     return text

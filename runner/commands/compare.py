@@ -45,6 +45,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.engine import Summary
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.report import verdict_line
+    from flux_conformance.runner.report.markdown import md_escape
     from flux_conformance.runner.report.matrix import matrix_html, matrix_markdown
     from flux_conformance.runner.tools.compare import run_matrix
 
@@ -103,7 +104,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             summary.add(result)
         unmet = unmet_requirements(required, summary.scope())
         line = verdict_line(summary, interrupted=False) + "".join(f"; {u}" for u in unmet)
-        verdicts.append(f"- **{column.label}**: {line}")
+        verdicts.append(f"- **{md_escape(column.label)}**: {line}")
         print(f"{column.spec}: {line}", file=err)
         if not summary.ok or unmet:
             status = EXIT_FAILED

@@ -152,7 +152,8 @@ def test_without_the_variable_the_adapter_says_how_to_build(
         make_adapter("flux-core-librlist")
     with pytest.raises(AdapterError, match=f"{ENV} is not set"):
         LibrlistImplementation()
-    assert main(["run", "--impl", "flux-core-librlist", "-o", "R.validate"]) == 2
+    # Exit status 3: the implementation could not be run (docs/verdicts.md).
+    assert main(["run", "--impl", "flux-core-librlist", "-o", "R.validate"]) == 3
     assert "build_librlist.sh" in capsys.readouterr().err
 
 

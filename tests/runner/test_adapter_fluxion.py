@@ -80,7 +80,8 @@ def test_without_a_build_the_adapter_says_how_to_make_one(
     monkeypatch.delenv(ENV, raising=False)
     with pytest.raises(AdapterError, match=r"flux-sched/build\.sh SRC PREFIX BUILD"):
         make_adapter("fluxion")
-    assert main(["run", "--impl", "fluxion", "-o", "jobspec.validate"]) == 2
+    # Exit status 3: the implementation could not be run (docs/verdicts.md).
+    assert main(["run", "--impl", "fluxion", "-o", "jobspec.validate"]) == 3
     assert "FLUXION_BUILD" in capsys.readouterr().err
     with pytest.raises(AdapterError, match="holds no resource/utilities/resource-query"):
         Fluxion(str(tmp_path))

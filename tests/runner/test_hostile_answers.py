@@ -114,7 +114,8 @@ def test_a_reply_sent_before_its_request_is_a_fault(tmp_path: Path, capsys) -> N
     assert code == 1
     cases = [strict_json(line)["case"] for line in jsonl.read_text().splitlines()[1:-1]]
     assert [c["outcome"] for c in cases] == ["passed", "errored"]
-    assert "before request 2" in cases[1]["reason"]
+    # (the pre-flight request took seq 1, so case 2 is request 3)
+    assert "before request 3" in cases[1]["reason"]
 
 
 @pytest.mark.parametrize("kind", sorted(ANSWERS))
@@ -124,7 +125,9 @@ def test_compare_ends_with_valid_reports(kind: str, tmp_path: Path, capsys) -> N
     argv = ["compare", "--impl", f"exec:{hostile_command(kind)}", "--impl", "reference"]
     argv += [f"--id={i}" for i in ids] + ["--timeout", "60"]
     code, out, err, _ = _run(capsys, *argv, "--markdown", str(md), "--html", str(page))
-    assert code == 0, err
+    # compare's exit status is the verdict (1: some implementation does not conform); the
+    # point here is that it ends, with valid reports.
+    assert code in (0, 1), err
     for path in (md, page):
         assert path.stat().st_size < 3_000_000
         assert_clean(path.read_text(encoding="utf-8"), markup=True)
@@ -147,7 +150,11 @@ DIFFS = {
 
 
 @pytest.mark.parametrize("kind", sorted(DIFFS))
-def test_diff_ends_and_writes_cases_that_load(kind: str, tmp_path: Path, capsys) -> None:
+def test_diff_ends_and_writes_cases_that_load(
+    kind: str, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # diff sends no pre-flight request: every answer of the hostile implementation is hostile.
+    monkeypatch.delenv("HOSTILE_ONCE")
     out_file = tmp_path / "found.yaml"
     argv = ["diff", "--impl", f"exec:{hostile_command(kind)}", "-o", DIFFS[kind]]
     argv += ["--seconds", "30", "--examples", "3", "--seed", "1", "--max", "1"]
