@@ -19,7 +19,15 @@ from typing import Any
 
 from flux_conformance.runner.errors import ConformanceError
 
-__all__ = ["Edition", "EditionError", "Editions", "Revision", "bundled", "load_editions"]
+__all__ = [
+    "Edition",
+    "EditionError",
+    "Editions",
+    "Revision",
+    "bundled",
+    "editions_from_json",
+    "load_editions",
+]
 
 #: The file, at the top of a case folder, that lists its editions.
 FILE_NAME = "editions.yaml"
@@ -131,26 +139,34 @@ def load_editions(path: Path) -> Editions:
     for error in validator.iter_errors(doc.data):
         where = list(error.absolute_path)
         raise EditionError(error.message, doc.line_of(where))
-    data = doc.data
-    editions = tuple(
-        Edition(
-            name=item["name"],
-            aliases=tuple(item.get("aliases", ())),
-            summary=" ".join(item["summary"].split()),
-            revisions={
-                spec: Revision(r["commit"], r["date"], r.get("note"))
-                for spec, r in item["revisions"].items()
-            },
-        )
-        for item in data["editions"]
-    )
-    names = [e.name for e in editions] + [a for e in editions for a in e.aliases]
+    loaded = editions_from_json(doc.data)
+    names = list(loaded.names) + [a for e in loaded.editions for a in e.aliases]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise EditionError(f"an edition name or alias is given twice: {twice}")
-    if data["default"] not in [e.name for e in editions]:
-        raise EditionError(f"the default {data['default']!r} is no edition's name")
-    return Editions(default=data["default"], repository=data["repository"], editions=editions)
+    if loaded.default not in loaded.names:
+        raise EditionError(f"the default {loaded.default!r} is no edition's name")
+    return loaded
+
+
+def editions_from_json(data: Mapping[str, Any]) -> Editions:
+    """:class:`Editions` from their JSON form (an ``editions.yaml``, or an export's key)."""
+    return Editions(
+        default=data["default"],
+        repository=data["repository"],
+        editions=tuple(
+            Edition(
+                name=item["name"],
+                aliases=tuple(item.get("aliases", ())),
+                summary=" ".join(item["summary"].split()),
+                revisions={
+                    spec: Revision(r["commit"], r["date"], r.get("note"))
+                    for spec, r in item["revisions"].items()
+                },
+            )
+            for item in data["editions"]
+        ),
+    )
 
 
 @functools.cache

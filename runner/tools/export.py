@@ -24,7 +24,7 @@ from flux_conformance import runner
 from flux_conformance.runner.cases import Case, Expected, Requirement, Suite
 from flux_conformance.runner.comparators import DESCRIPTIONS, Oracle
 from flux_conformance.runner.comparators.hints import HINTS
-from flux_conformance.runner.editions import Edition, Editions, Revision, bundled
+from flux_conformance.runner.editions import Editions, bundled, editions_from_json
 from flux_conformance.runner.engine import Filters
 from flux_conformance.runner.operations import OperationSpec
 
@@ -172,21 +172,4 @@ def suite_from_export(doc: Mapping[str, Any], *, source: Path) -> Suite:
 def _editions(doc: Mapping[str, Any]) -> Editions:
     """The editions an export lists (an export written before it listed them: the bundled)."""
     raw = doc.get("editions")
-    if raw is None:
-        return bundled()
-    return Editions(
-        default=raw["default"],
-        repository=raw["repository"],
-        editions=tuple(
-            Edition(
-                name=e["name"],
-                aliases=tuple(e["aliases"]),
-                summary=e["summary"],
-                revisions={
-                    spec: Revision(r["commit"], r["date"], r.get("note"))
-                    for spec, r in e["revisions"].items()
-                },
-            )
-            for e in raw["editions"]
-        ),
-    )
+    return bundled() if raw is None else editions_from_json(raw)
