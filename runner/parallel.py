@@ -23,7 +23,7 @@ import pickle
 import signal
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -48,6 +48,17 @@ class Job:
     decide: Callable[[CaseResult], CaseResult] | None = None
     #: The edition of the specs the run follows (see :func:`runner.engine.run_cases`).
     edition: str | None = None
+    #: Filled during the run: why an adapter gave up on the implementation (a subprocess
+    #: adapter after ``--max-timeouts`` timeouts in a row, say), once per distinct reason,
+    #: whichever process's adapter it was.
+    gave_up: list[str] = field(default_factory=list)
+
+    def note_gave_up(self, adapter: Adapter | None = None, reason: str | None = None) -> None:
+        """Record ``reason``, or the one ``adapter`` gives, if any and not yet recorded."""
+        if reason is None and adapter is not None:
+            reason = getattr(adapter, "gave_up", None)
+        if reason and reason not in self.gave_up:
+            self.gave_up.append(reason)
 
 
 def can_fork() -> bool:
@@ -134,7 +145,9 @@ def _serial(
             adapter = adapters.get(j)
             if adapter is None:
                 adapter = adapters[j] = _started(jobs[j])
-            yield (j, start, _run_chunk(cases[start:stop], jobs[j], adapter, operations, oracle))
+            results = _run_chunk(cases[start:stop], jobs[j], adapter, operations, oracle)
+            jobs[j].note_gave_up(adapter)
+            yield (j, start, results)
     finally:
         for adapter in adapters.values():
             adapter.close()
@@ -212,11 +225,13 @@ class _Pool:
         for connection in wait(list(self.busy)):
             assert isinstance(connection, Connection)
             worker, task = self.busy.pop(connection)
+            gave_up = None
             try:
-                kind, payload = connection.recv()
+                kind, payload, gave_up = connection.recv()
             except (EOFError, OSError):
                 worker.process.join(5)
                 kind, payload = "died", f"exit status {worker.process.exitcode}"
+            self.jobs[task[0]].note_gave_up(reason=gave_up)
             if kind == "results":
                 self.idle.append(worker)
                 cases = self.cases[task[1] : task[2]]
@@ -242,7 +257,9 @@ class _Pool:
         adapter = self.own.get(job)
         if adapter is None:
             adapter = self.own[job] = _started(self.jobs[job])
-        return _run_chunk([case], self.jobs[job], adapter, self.operations, self.oracle)[0]
+        result = _run_chunk([case], self.jobs[job], adapter, self.operations, self.oracle)[0]
+        self.jobs[job].note_gave_up(adapter)
+        return result
 
     def stop(self) -> None:
         """Let every worker finish its task, close its adapters and exit."""
@@ -319,7 +336,11 @@ def _work(
     operations: Mapping[str, OperationSpec],
     oracle: OracleFactory,
 ) -> None:
-    """A worker's loop: take (job, start, stop), send back ("results", results), until None."""
+    """A worker's loop: take (job, start, stop), send back results, until None.
+
+    What it sends is (``"results"``, packed results, why its adapter gave up or None), or
+    (``"crashed"``, the traceback, None).
+    """
     # Ctrl-C reaches the whole process group; the parent decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     adapters: dict[int, Adapter] = {}
@@ -338,9 +359,10 @@ def _work(
                     adapter = adapters[j] = _started(jobs[j])
                 results = _run_chunk(cases[start:stop], jobs[j], adapter, operations, oracle)
                 # The parent has the cases: send back only what the run found.
-                connection.send(("results", [_packed(r) for r in results]))
+                gave_up = getattr(adapter, "gave_up", None)
+                connection.send(("results", [_packed(r) for r in results], gave_up))
             except Exception:
-                connection.send(("crashed", traceback.format_exc()))
+                connection.send(("crashed", traceback.format_exc(), None))
     finally:
         for adapter in adapters.values():
             adapter.close()

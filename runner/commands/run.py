@@ -157,6 +157,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         expectations=str(path) if path else "",
     )
     stream: Iterator[CaseResult]
+    job = None
     if args.jobs > 1:
         from flux_conformance.runner.parallel import Job, run_parallel
 
@@ -204,9 +205,11 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
             adapter.close()
             for reporter in reporters:
                 reporter.finish(summary, interrupted=interrupted is not None)
-    gave_up = getattr(adapter, "gave_up", None)
-    if gave_up:
-        print(f"warning: {shown(gave_up)}", file=err)
+    # Serially the adapter itself says why it gave up; in parallel, each worker's said so.
+    gave_up = job.gave_up if job is not None else [getattr(adapter, "gave_up", None)]
+    for reason in gave_up:
+        if reason:
+            print(f"warning: {shown(reason)}", file=err)
     if args.write_expectations:
         from flux_conformance.runner.expectations import write_baseline
 

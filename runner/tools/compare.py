@@ -197,11 +197,16 @@ def run_matrix(
                     )
                 )
                 adapter.close()
+                job.note_gave_up(adapter)
                 say(_finished(spec, results, time.perf_counter() - began))
                 columns.append(results)
     finally:
         for adapter in adapters:
             adapter.close()
+    for index, job in enumerate(jobs):
+        for reason in job.gave_up:
+            say(f"warning: {shown(reason)}")
+            notes[index] = (notes[index] + "; " if notes[index] else "") + reason
     spec_of = {name: op.spec for name, op in suite.operations.items()}
     rules = {case.id: suite.rule(case) for case in cases}
     return Matrix(

@@ -134,13 +134,15 @@ def test_setsid_children_are_killed_with_the_implementation(tmp_path: Path, monk
     adapter.close()
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
     monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
     jsonl = tmp_path / "r.jsonl"
     start = time.monotonic()
     argv = ["run", "--cases", str(MINI), "--impl", f"exec:{hostile_command('hang')}"]
+    argv += ["-j", str(jobs)]
     code = main([*argv, "--timeout", "0.5", "--max-timeouts", "2", "--json", str(jsonl)])
     seconds = time.monotonic() - start
     err = capsys.readouterr().err
@@ -153,6 +155,21 @@ def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
     )
     assert err.count("gave up on") == 1  # one clear message
     assert seconds < 60  # three cases were not waited for
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_compare_says_once_that_it_gave_up_on_a_hanging_implementation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
+    impl = f"exec:{hostile_command('hang')}"
+    argv = ["compare", "--cases", str(MINI), "--impl", "reference", "--impl", impl]
+    code = main([*argv, "--timeout", "0.5", "--max-timeouts", "2", "-j", str(jobs)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.err.count("warning: gave up on hostile-hang after 2 timeouts") == 1
+    # The matrix notes it under the column too.
+    assert "gave up on hostile-hang" in captured.out
 
 
 def test_max_timeouts_zero_never_gives_up() -> None:
