@@ -18,10 +18,18 @@ flux-core's scheduler pool (``flux.resource.ResourcePool``, the pure-Python ``Rv
 (``FLUX_CORE_PREFIX``): ``ResourcePool(R)`` and ``register_alloc`` to load, then
 ``parse_resource_request`` and ``alloc`` on a fresh copy of the loaded pool for each request
 (``alloc`` marks what it takes; the copies are made before the clock starts).
+
+Fluxion (``FLUXION_BUILD``, see :mod:`_fluxion`) does it too where a build is found: one
+``resource-query`` kept running for the whole benchmark (:class:`_fluxion.Session`) loads the
+pool and takes what is allocated, then matches each request, timed from the command written
+to the answer read.  The two allocations overlap (they were drawn independently) and Fluxion
+refuses to mark a resource twice, so it is given their union as one allocation: the same
+resources are taken.  ``bench_fluxion.py`` has Fluxion's own timings of the same work.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import sys
@@ -31,9 +39,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _fluxion
 from _fragmented import ALLOC_A_TEXT, ALLOC_B_TEXT, FULL_TEXT
-from _harness import Bench, main
+from _harness import Bench, Elapsed, main
 
+from flux_conformance.reference import operations
 from flux_conformance.reference.allocate import Pool
 from flux_conformance.reference.operations import DEFAULT_EDITION
 
@@ -126,8 +136,42 @@ def _flux_match(jobspec: dict[str, Any]) -> Callable[[], object]:
     return run
 
 
-def _others(make: Callable[[], Callable[[], object]]) -> dict[str, Callable[[], object]]:
-    return {"flux-core Rv1Pool": make()} if _FLUX is not None else {}
+#: The running Fluxion session, once the loading figure (or a first match) has started it.
+_SESSION: list[_fluxion.Session] = []
+
+
+def _fluxion_load() -> object:
+    for running in _SESSION:
+        running.close()
+    union = operations.run(
+        "R.union", {"a": json.loads(ALLOC_A_TEXT), "b": json.loads(ALLOC_B_TEXT)}
+    )
+    _SESSION[:] = [_fluxion.Session(FULL_TEXT, [json.dumps(union)], REQUESTS)]
+    return Elapsed(_SESSION[0].loaded)
+
+
+def _fluxion_match(name: str) -> Callable[[], object]:
+    def run() -> object:
+        if not _SESSION:
+            _fluxion_load()
+        return Elapsed(_SESSION[0].match(name))
+
+    return run
+
+
+@atexit.register
+def _close_fluxion() -> None:
+    for running in _SESSION:
+        running.close()
+
+
+def _others(
+    flux: Callable[[], Callable[[], object]], fluxion: Callable[[], Callable[[], object]]
+) -> dict[str, Callable[[], object]]:
+    found = {"flux-core Rv1Pool": flux()} if _FLUX is not None else {}
+    if _fluxion.resource_query() is not None:
+        found["Fluxion"] = fluxion()
+    return found
 
 
 def benches() -> list[Bench]:
@@ -137,7 +181,7 @@ def benches() -> list[Bench]:
             "sched.allocate: load the pool and mark 2 allocations",
             _reference_load,
             None,
-            _others(lambda: _flux_load),
+            _others(lambda: _flux_load, lambda: _fluxion_load),
             repeat=3,
             others_repeat=1,
         )
@@ -149,7 +193,10 @@ def benches() -> list[Bench]:
                 f"sched.allocate: {name}",
                 _reference_match(jobspec),
                 0.100,
-                _others(lambda jobspec=jobspec: _flux_match(jobspec)),
+                _others(
+                    lambda jobspec=jobspec: _flux_match(jobspec),
+                    lambda name=name: _fluxion_match(name),
+                ),
                 repeat=REPEAT,
                 stats=f"{len(answer['R_lite'])} R_lite entries, nslots {answer.get('nslots')}",
             )
