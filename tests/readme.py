@@ -46,10 +46,16 @@ PERF_ROWS = (
     ("shape.parse mixed 1,000 vertices (", "`shape.parse`, 1,000 vertices"),
     ("slurm.extra.select", "`slurm.extra.select`, 10,000 nodes"),
     ("whole suite in-process", "the whole suite, in-process"),
+    ("sched.allocate: load the pool", "`sched.allocate`: load that pool, take 2 allocations"),
+    ("sched.allocate: 128 nodes", "then allocate 128 nodes x 16 cores, with properties"),
+    ("sched.allocate: 1,000 one-core", "then allocate 1,000 one-core slots"),
+    ("sched.allocate: min-only", "then allocate a min-only node count"),
 )
 #: Third-party columns: (heading, run_all's names for that implementation).
 PERF_COLUMNS = (
     ("flux-core 0.88 (C)", ("flux-core C", "librlist")),
+    ("flux-core 0.88 (Python)", ("Rv1Pool",)),
+    ("Fluxion", ("Fluxion",)),
     ("python-hostlist", ("python-hostlist",)),
     ("ClusterShell", ("ClusterShell",)),
 )
