@@ -11,7 +11,6 @@ unique across the suite, requirement ids present in the index, and input classes
 from __future__ import annotations
 
 import gc
-
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
