@@ -43,13 +43,13 @@ PERF_ROWS = (
     ("fragmented: R.union of two allocations", "`R.union` of two fragmented allocations"),
     ("fragmented: R.diff full minus an allocation", "`R.diff`, the full R minus one"),
     ("fragmented: R.intersect of two allocations", "`R.intersect` of two allocations"),
+    ("sched.allocate: load the pool", "`sched.allocate`: load 16,384 fragmented nodes, 2 allocations taken"),
+    ("sched.allocate: 128 nodes", "then 128 nodes x 16 cores, with properties"),
+    ("sched.allocate: 1,000 one-core", "then 1,000 one-core slots"),
+    ("sched.allocate: min-only", "then a min-only node count"),
     ("shape.parse mixed 1,000 vertices (", "`shape.parse`, 1,000 vertices"),
     ("slurm.extra.select", "`slurm.extra.select`, 10,000 nodes"),
     ("whole suite in-process", "the whole suite, in-process"),
-    ("sched.allocate: load the pool", "`sched.allocate`: load that pool, take 2 allocations"),
-    ("sched.allocate: 128 nodes", "then allocate 128 nodes x 16 cores, with properties"),
-    ("sched.allocate: 1,000 one-core", "then allocate 1,000 one-core slots"),
-    ("sched.allocate: min-only", "then allocate a min-only node count"),
 )
 #: Third-party columns: (heading, run_all's names for that implementation).
 PERF_COLUMNS = (
@@ -142,7 +142,7 @@ def perf_table(doc: dict[str, Any]) -> str:
         f"{doc['measured'][:16].replace('T', ' ')} UTC, on {machine['cpus']} cores of an {machine['processor']} ({machine['system']}, "
         f"Python {machine['python']}"
         + (f", load average {load:.1f} when it ended" if load is not None else "")
-        + "); a blank cell: that implementation has no such operation, or was not installed."
+        + "); a blank cell: no such operation there, or not installed."
     )
     return where + "\n\n" + "\n".join(lines) + "\n\n"
 
