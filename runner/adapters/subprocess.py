@@ -151,11 +151,14 @@ def _carries(pid: int, needle: bytes) -> bool:
 def kill_tree(root: int, token: str, rounds: int = 10) -> None:
     """Kill ``root``'s descendants and every process whose environment carries ``token``.
 
-    Repeated until a pass finds nothing left (a process that forks while it is being killed
-    is found on the next pass); a no-op where ``/proc`` does not exist.
+    Repeated until two passes in a row, 10 ms apart, find nothing left: a process that forks
+    while it is being killed is found on the next pass, and one caught in ``execve`` (whose
+    environment reads empty for that instant) on the one after.  A no-op where ``/proc`` does
+    not exist.
     """
     needle = f"{TOKEN_VARIABLE}={token}".encode()
     me = os.getpid()
+    clear = 0
     for _ in range(rounds):
         table = _processes()
         if table is None:
@@ -174,7 +177,12 @@ def kill_tree(root: int, token: str, rounds: int = 10) -> None:
         doomed -= {me, root}
         doomed = {p for p in doomed if table.get(p, (0, "Z"))[1] != "Z"}
         if not doomed:
-            return
+            clear += 1
+            if clear == 2:
+                return
+            time.sleep(0.01)
+            continue
+        clear = 0
         for pid in doomed:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
