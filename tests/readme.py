@@ -43,7 +43,10 @@ PERF_ROWS = (
     ("fragmented: R.union of two allocations", "`R.union` of two fragmented allocations"),
     ("fragmented: R.diff full minus an allocation", "`R.diff`, the full R minus one"),
     ("fragmented: R.intersect of two allocations", "`R.intersect` of two allocations"),
-    ("sched.allocate: load the pool", "`sched.allocate`: load 16,384 fragmented nodes, 2 allocations taken"),
+    (
+        "sched.allocate: load the pool",
+        "`sched.allocate`: load 16,384 fragmented nodes, 2 allocations taken",
+    ),
     ("sched.allocate: 128 nodes", "then 128 nodes x 16 cores, with properties"),
     ("sched.allocate: 1,000 one-core", "then 1,000 one-core slots"),
     ("sched.allocate: min-only", "then a min-only node count"),

@@ -50,6 +50,14 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.examples < 1 or args.seconds <= 0:
         raise UsageError("--examples and --seconds must be positive")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    edition = None
+    if args.edition is not None:
+        from flux_conformance.runner.editions import EditionError, bundled
+
+        try:
+            edition = bundled().resolve(args.edition)
+        except EditionError as exc:
+            raise UsageError(str(exc)) from None
     adapters: list[Adapter] = []
     try:
         for spec in (args.impl, args.against):
@@ -61,7 +69,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         impl, against = adapters
         print(
             f"diff {args.impl} against {args.against} on {args.operation}: seed {seed}, "
-            f"up to {args.seconds:g} s",
+            f"up to {args.seconds:g} s" + (f", edition {edition}" if edition else ""),
             file=err,
             flush=True,
         )
@@ -73,6 +81,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             seconds=args.seconds,
             seed=seed,
             max_found=args.max,
+            edition=edition,
             progress=lambda found: print(
                 f"  {found.seconds:.0f} s: {found.evaluated} inputs, "
                 f"{len(found.disagreements)} disagreement(s)",
@@ -139,6 +148,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="time budget of the whole run")
     p.add_argument("--seed", type=int, help="make the search deterministic (default: random)")
     p.add_argument("--max", type=int, default=10, help="stop after this many disagreements")
+    p.add_argument(
+        "--edition",
+        metavar="NAME",
+        help="the edition of the specs both implementations follow and the reference judges "
+        "in (a name or alias; default: the latest)",
+    )
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")

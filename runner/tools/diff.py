@@ -63,6 +63,9 @@ class DiffResult:
     seconds: float = 0.0
     out_of_time: bool = False
     rounds: int = 0
+    #: The edition of the specs both implementations were asked to follow (None: each one's
+    #: default, and the reference's for judging).
+    edition: str | None = None
 
 
 def _outcome(reply: Reply) -> str:
@@ -213,6 +216,7 @@ class _Search:
         progress: Callable[[DiffResult], None] | None = None,
     ) -> None:
         self.op, self.impl, self.against, self.oracle = op, impl, against, oracle
+        self.edition = result.edition
         self.result = result
         self.deadline = deadline
         self.progress = progress
@@ -225,8 +229,8 @@ class _Search:
         key = json.dumps(value, sort_keys=True)
         if key not in self.replies:
             self.result.evaluated += 1
-            actual = self.impl.run(self.op.name, value, edition=None)
-            expected = self.against.run(self.op.name, value, edition=None)
+            actual = self.impl.run(self.op.name, value, edition=self.edition)
+            expected = self.against.run(self.op.name, value, edition=self.edition)
             # Replies are kept for the whole search: one too large to judge is kept as the
             # reason it cannot be judged, not as five million items.
             self.replies[key] = (_bounded(actual, expected), _bounded(expected, actual))
@@ -354,6 +358,7 @@ def differential(
     oracle: Oracle | None = None,
     strategy: Any = None,
     progress: Callable[[DiffResult], None] | None = None,
+    edition: str | None = None,
 ) -> DiffResult:
     """Search for inputs of ``operation`` on which ``impl`` and ``against`` disagree.
 
@@ -361,20 +366,21 @@ def differential(
     :data:`runner.tools.strategies.STRATEGIES` (tests use it).  Raises :class:`ImportError` when
     hypothesis is missing and :class:`KeyError` when no strategy exists for ``operation``.
     ``progress`` is called with the result so far every few seconds and at each
-    disagreement found.
+    disagreement found.  ``edition`` (an edition's own name) is sent with every input to both
+    implementations, and the reference judges in it (None: the default edition).
     """
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.tools.strategies import STRATEGIES
 
     op = load_registry()[operation]
     strategy = strategy if strategy is not None else STRATEGIES[operation]()
-    result = DiffResult(operation, seed)
+    result = DiffResult(operation, seed, edition=edition)
     start = time.monotonic()
     search = _Search(
         op,
         impl,
         against,
-        oracle=oracle or reference_oracle(),
+        oracle=oracle or reference_oracle(edition),
         result=result,
         deadline=start + seconds,
         progress=progress,

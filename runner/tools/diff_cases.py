@@ -103,12 +103,21 @@ def render_cases(
     lines = [
         f"# Found by: flux-conformance diff --impl {shown(impl_name)} --against "
         f"{shown(against_name)} "
-        f"--operation {result.operation} --seed {result.seed}",
+        f"--operation {result.operation} --seed {result.seed}"
+        + (f" --edition {result.edition}" if result.edition else ""),
         "# Ready to review, not to commit as is.  For each case:",
         f"# - the expected outcome is what {against_name} answered: check it against the spec;",
         "# - choose the `level` (must, should, may; clarification with one_of when the text",
         "#   leaves room); left out, it means must;",
         requirement_note.rstrip("\n"),
+        *(
+            [
+                f"# - `edition: {result.edition}` says where it was found: drop it if the case "
+                "holds in every edition."
+            ]
+            if result.edition
+            else []
+        ),
         f"operation: {json.dumps(result.operation)}",
         "cases:",
     ]
@@ -131,6 +140,8 @@ def render_cases(
             found.expected.kind: found.expected.value,
             "requirements": [requirement or REQUIREMENT_PLACEHOLDER],
         }
+        if result.edition:
+            fields["edition"] = result.edition
         lines.append("  # level: reviewer to choose (must | should | may | clarification)")
         for index, (key, value) in enumerate(fields.items()):
             lines.append(f"{'  - ' if index == 0 else '    '}{key}: {_flow(value)}")

@@ -226,6 +226,21 @@ def test_rendered_cases_load_as_a_case_file(tmp_path: Path) -> None:
     assert "Found by flux-conformance diff (seed 5)" in cases["no"].description
 
 
+def test_rendered_cases_of_one_edition_name_it(tmp_path: Path) -> None:
+    found = Disagreement(
+        "idset.decode", "1001", Reply("output", []), Reply("output", [1001]), "differs", ()
+    )
+    result = _result(found)
+    result.edition = "2025-07-31"
+    text = render_cases(result, impl_name="a", against_name="b", requirement="rfc22.ascending")
+    assert "--edition 2025-07-31" in text.splitlines()[0]
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "rfc22").mkdir(parents=True)
+    (suite_dir / "rfc22" / "idset.decode.yaml").write_text(text)
+    (case,) = load_suite(suite_dir).cases
+    assert case.edition == "2025-07-31"
+
+
 def test_rendered_cases_without_requirement_say_so() -> None:
     found = Disagreement(
         "idset.decode", "1", Reply("output", []), Reply("output", [1]), "differs", ()
@@ -278,6 +293,40 @@ def test_cli_diff_writes_cases_and_exits_1(
     assert found["output"] == reference_run("idset.decode", found["input"])
     # The proposed requirement exists in the suite.
     assert doc["cases"][0]["requirements"][0] in load_suite().requirements
+
+
+_OLDER_TEXTS = """
+from flux_conformance.reference.errors import FormatError
+from flux_conformance.reference.operations import run
+
+
+class FollowsOlderTexts:
+    # Whatever edition it is asked for, it allocates as the 2025-07-31 texts say (no nslots).
+    def run(self, operation, value, **options):
+        try:
+            return {"output": run(operation, value, edition="2025-07-31")}
+        except FormatError as exc:
+            return {"error": {"category": exc.category, "message": str(exc)}}
+"""
+
+
+def test_cli_diff_follows_the_edition_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "older_texts_impl.py").write_text(_OLDER_TEXTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["diff", "--impl", "python:older_texts_impl:FollowsOlderTexts", "-o", "sched.allocate"]
+    argv += ["--seed", "3", "--examples", "40", "--seconds", "60", "--max", "1"]
+    # Judged by the latest texts, an allocation without nslots breaks a rule...
+    out = tmp_path / "found.yaml"
+    assert main([*argv, "--out", str(out)]) == 1
+    doc = yaml.safe_load(out.read_text())
+    assert "nslots" in doc["cases"][0]["output"]["execution"]
+    assert "edition" not in doc["cases"][0]
+    # ...and by the texts it follows, it keeps them all.
+    assert main([*argv, "--edition", "2025-07-31"]) == 0
+    assert "edition 2025-07-31" in capsys.readouterr().err
+    assert main([*argv, "--edition", "no-such-edition"]) == 2
 
 
 def test_cli_diff_agreement_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
