@@ -4,4 +4,4 @@ One module per format (``idset``, ``hostlist``, ``ranges`` ...); each may be use
 as a library.  :mod:`reference.operations` maps the suite's operation names onto them.
 """
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"

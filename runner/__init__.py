@@ -4,4 +4,4 @@ Data flows one way: case file -> :mod:`runner.cases` -> :mod:`runner.engine` ->
 :mod:`runner.adapters` -> comparator (:mod:`runner.comparators`) -> :mod:`runner.report`.
 """
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
