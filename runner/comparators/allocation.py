@@ -17,7 +17,10 @@ the specs give a scheduler.  Each check, and where it comes from:
     following the operator and operand otherwise (RFC 14, Resources > count).  Checked for the
     node count and the slots per node of ``node > slot > core/gpu``, for the slot count of
     ``slot > core/gpu`` with fixed per-slot counts, and for the slot count of ``slot > node``
-    with a fixed node count.  Where a per-slot count is a range, the case states the figures.
+    with a fixed node count, and, for ``node > slot > core/gpu`` with one slot a node, for the
+    cores and GPUs of each node's slot when their counts are ranges (the largest acceptable
+    count free on that node).  Where a per-slot count is a range and there are several slots
+    a node, or no node level, the case states the figures.
 ``one-node``
     A slot below node level lies on one node: each rank holds whole slots (readings, RFC 14).
 ``exclusive``
@@ -234,6 +237,21 @@ def _per_slot(shape: _Shape) -> tuple[int, int] | None:
     return cores, gpus
 
 
+def _leaf_counts(shape: _Shape) -> tuple[tuple[Any, str], tuple[Any, str]]:
+    """The per-slot core and GPU counts, each with its key in a rank's facts."""
+    return (shape.cores, "cores"), (shape.gpus, "gpus")
+
+
+def _leaf(count: Any, free: int, counts: _Counts) -> int | None:
+    """What one slot holds of a leaf with ``free`` of it on the node (None: it does not fit)."""
+    if count is None:
+        return 0
+    fixed = _fixed(count)
+    if fixed is not None:
+        return fixed if fixed <= free else None
+    return counts.largest(count, free)
+
+
 def _room(cores: int, gpus: int, unit: Sequence[int]) -> int:
     """How many units of (cores, gpus) fit in ``cores`` and ``gpus``."""
     c, g = unit
@@ -302,9 +320,22 @@ def _counts(shape: _Shape, ranks: dict[str, Any], counts: _Counts) -> dict[str, 
         "nodes": None,
         "slots": None,
         "slots_per_rank": None,
+        "held_per_rank": None,
         "nodes_per_slot": None,
     }
-    if shape.kind == "nodes" and unit is not None:
+    if shape.kind == "nodes" and unit is None and _fixed(shape.slots) == 1:
+        # One slot a node whose core or GPU count is a range: on each node the slot holds the
+        # largest acceptable count of each that is free there (RFC 14, count).  With several
+        # slots a node, how a node's cores are shared between them is not known from R.
+        held = {}
+        for r, x in usable.items():
+            got = [_leaf(count, len(x[key]), counts) for count, key in _leaf_counts(shape)]
+            if None not in got and any(got):
+                held[r] = got
+        out["held_per_rank"] = held
+        out["slots_per_rank"] = dict.fromkeys(held, 1)
+        out["nodes"] = counts.largest(shape.nodes, len(held))
+    elif shape.kind == "nodes" and unit is not None:
         # Each node holds the largest acceptable number of slots that fits on it; the node
         # count is the largest acceptable number of such nodes.
         holds = {}
@@ -376,6 +407,19 @@ def _check_counts(known: dict[str, Any], got: Ranks) -> tuple[str | None, int]:
     unit = rule["unit"]
     if rule["nodes"] is not None and len(got) != rule["nodes"]:
         return f"holds {len(got)} node(s); the node count asks for {rule['nodes']}", 0
+    if rule["kind"] == "nodes" and rule.get("held_per_rank") is not None:
+        for rank, item in sorted(got.items()):
+            want = rule["held_per_rank"].get(str(rank))
+            if want is None:
+                return f"rank {rank} cannot hold the slot asked for on each node", 0
+            held = [len(item.cores), len(item.gpus)]
+            if not rule["exclusive"] and held != want:
+                return (
+                    f"rank {rank} holds {held[0]} core(s) and {held[1]} GPU(s); its slot holds "
+                    f"the largest acceptable count free there: {want[0]} and {want[1]}",
+                    0,
+                )
+        return None, len(got)
     if rule["kind"] == "nodes" and unit is not None:
         total = 0
         for rank, item in sorted(got.items()):

@@ -74,6 +74,18 @@ def test_the_reference_answer_conforms() -> None:
         assert verdict(value, answer, {"nodes": 2, "cores": 4}, edition) is None
 
 
+def test_a_ranged_slot_holds_the_most_its_own_node_has_free() -> None:
+    taken = r_doc([("1", "0-1")], "n1")
+    value = {"pool": POOL, "jobspec": jobspec(nodes(2, {"min": 2})), "allocated": [taken]}
+    # Rank 0 has 4 cores free and rank 1 has 2: each slot takes all of its node's.
+    assert verdict(value, r_doc([("0", "0-3"), ("1", "2-3")], "n[0-1]")) is None
+    assert "rank 0 holds 2 core(s)" in verdict(value, r_doc([("0-1", "2-3")], "n[0-1]"))
+    known = facts(value, reference_oracle(OLDER))["counts"]
+    assert known["held_per_rank"] == {"0": [4, 0], "1": [2, 0], "2": [4, 0], "3": [4, 0]}
+    assert known["slots_per_rank"] == dict.fromkeys("0123", 1)
+    assert known["nodes"] == 2
+
+
 @pytest.mark.parametrize(
     ("value", "actual", "reason"),
     [
@@ -121,6 +133,31 @@ def test_the_reference_answer_conforms() -> None:
             {"pool": POOL, "jobspec": jobspec(nodes(1, 2))},
             r_doc([("0", "0-2")], "n0"),
             "counts: rank 0 holds 3 core(s)",
+        ),
+        (
+            {"pool": POOL, "jobspec": jobspec(nodes(1, {"min": 1}))},
+            r_doc([("0", "0")], "n0"),
+            "counts: rank 0 holds 1 core(s) and 0 GPU(s); its slot holds the largest acceptable "
+            "count free there: 4 and 0",
+        ),
+        (
+            {
+                "pool": POOL,
+                "jobspec": jobspec(nodes(1, {"min": 1, "max": 3, "operator": "+", "operand": 1})),
+            },
+            r_doc([("0", "0-3")], "n0"),
+            "counts: rank 0 holds 4 core(s) and 0 GPU(s); its slot holds the largest acceptable "
+            "count free there: 3 and 0",
+        ),
+        (
+            {
+                "pool": POOL,
+                "jobspec": jobspec(nodes(1, {"min": 1, "max": 4, "operator": "*", "operand": 2})),
+                "allocated": [r_doc([("0", "0")], "n0")],
+            },
+            r_doc([("0", "1-3")], "n0"),  # 1, 2 or 4 cores, and 3 are free here: 2
+            "counts: rank 0 holds 3 core(s) and 0 GPU(s); its slot holds the largest acceptable "
+            "count free there: 2 and 0",
         ),
         (
             {"pool": POOL, "jobspec": jobspec(nodes(1, exclusive=True))},

@@ -220,7 +220,13 @@ def _allocation_conforms(figures: Any, facts: Any, actual: Any, mine: Any) -> bo
             return False
         if rule["nodes"] is not None and len(got) != rule["nodes"]:
             return False
-        if rule["kind"] == "nodes" and unit:
+        if rule["kind"] == "nodes" and rule["held_per_rank"] is not None:
+            for r, (_, c, g, _) in got.items():
+                want = rule["held_per_rank"].get(str(r))
+                if want is None or (not rule["exclusive"] and [len(c), len(g)] != want):
+                    return False
+            total = len(got)
+        elif rule["kind"] == "nodes" and unit:
             total = 0
             for r, (_, c, g, _) in got.items():
                 k = rule["slots_per_rank"].get(str(r))
