@@ -412,10 +412,10 @@ def _check_counts(known: dict[str, Any], got: Ranks) -> tuple[str | None, int]:
             want = rule["held_per_rank"].get(str(rank))
             if want is None:
                 return f"rank {rank} cannot hold the slot asked for on each node", 0
-            held = [len(item.cores), len(item.gpus)]
-            if not rule["exclusive"] and held != want:
+            has = [len(item.cores), len(item.gpus)]
+            if not rule["exclusive"] and has != want:
                 return (
-                    f"rank {rank} holds {held[0]} core(s) and {held[1]} GPU(s); its slot holds "
+                    f"rank {rank} holds {has[0]} core(s) and {has[1]} GPU(s); its slot holds "
                     f"the largest acceptable count free there: {want[0]} and {want[1]}",
                     0,
                 )
