@@ -164,6 +164,21 @@ def add_jobs_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_max_timeouts_option(p: argparse.ArgumentParser) -> None:
+    """``--max-timeouts N`` for run, compare and diff.
+
+    None unless given, so that the adapter's own default applies
+    (``runner.adapters.subprocess.MAX_TIMEOUTS``, not imported here to keep start-up short).
+    """
+    p.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
+    )
+
+
 def add_scope_filters(p: argparse.ArgumentParser) -> None:
     """``--spec`` and ``-o/--operation``: the narrower filters of ``clarify`` and ``coverage``."""
     p.add_argument(

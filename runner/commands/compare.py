@@ -21,6 +21,7 @@ from flux_conformance import runner
 from flux_conformance.runner.commands._common import (
     UsageError,
     add_jobs_option,
+    add_max_timeouts_option,
     add_require,
     add_selection,
     check_writable,
@@ -52,6 +53,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     check_writable(args.markdown, args.html)
     suite = load(args)
     cases, _ = selected(suite, args)
+    edition = suite.editions.resolve(args.edition)
     required = required_operations(args, cases)
     impls = args.impl or ["reference"]
     expectations: dict[str, Path] = {}
@@ -72,13 +74,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             skip = (
                 Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
             )
-            preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
+            preflight(adapter, cases, skip=skip, edition=edition)
         finally:
             adapter.close()
     filters = filters_of(args, suite).to_json()
     about = (
         f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
-        f"edition {suite.editions.resolve(args.edition)}, {len(cases)} cases"
+        f"edition {edition}, {len(cases)} cases"
         + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
         + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
     )
@@ -93,9 +95,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         progress=lambda line: print(line, file=err, flush=True),
         about=about,
         workers=args.jobs,
-        edition=suite.editions.resolve(args.edition),
+        edition=edition,
     )
-    operations, suite_cases = suite_size(suite, suite.editions.resolve(args.edition))
+    operations, suite_cases = suite_size(suite, edition)
     status = EXIT_OK
     verdicts = []
     for column in matrix.columns:
@@ -141,13 +143,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_selection(p)
     add_require(p)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
-    p.add_argument(
-        "--max-timeouts",
-        type=int,
-        default=None,
-        metavar="N",
-        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
-    )
+    add_max_timeouts_option(p)
     p.add_argument(
         "--expectations",
         action="append",

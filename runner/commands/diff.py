@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from flux_conformance.runner.adapters.base import Adapter
 from flux_conformance.runner.bounds import shown
-from flux_conformance.runner.commands._common import UsageError
+from flux_conformance.runner.commands._common import UsageError, add_max_timeouts_option
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -157,11 +157,5 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
-    p.add_argument(
-        "--max-timeouts",
-        type=int,
-        default=None,
-        metavar="N",
-        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
-    )
+    add_max_timeouts_option(p)
     p.set_defaults(func=main)

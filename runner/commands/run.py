@@ -24,6 +24,7 @@ from flux_conformance import runner
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
     add_jobs_option,
+    add_max_timeouts_option,
     add_require,
     add_selection,
     check_writable,
@@ -128,24 +129,23 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     if warning:
         print(warning, file=err)
     decide = skip = expectations = None
+    edition = suite.editions.resolve(args.edition)
     path = _expectations_path(args)
     if path is not None:
         from flux_conformance.runner.expectations import Expectations
 
         expectations = Expectations.load(path)
         expectations.check_not_stale(c.id for c in suite.cases)
-        expectations = expectations.in_edition(
-            suite.editions.resolve(args.edition), suite.editions.names
-        )
+        expectations = expectations.in_edition(edition, suite.editions.names)
         decide, skip = expectations.decide, expectations.skip_reason
-    preflight(adapter, cases, skip=skip, edition=suite.editions.resolve(args.edition))
+    preflight(adapter, cases, skip=skip, edition=edition)
     header = Header(
         implementation=adapter.name,
         impl_spec=args.impl,
         version=adapter.version,
         suite_version=runner.__version__,
         suite_digest=suite.digest(),
-        edition=suite.editions.resolve(args.edition),
+        edition=edition,
         cases_dir=str(suite.root),
         cases_given=bool(args.cases),
         timeout=None if args.timeout == DEFAULT_TIMEOUT else args.timeout,
@@ -245,13 +245,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=DEFAULT_TIMEOUT,
         help=f"seconds per case (exec: only; default {DEFAULT_TIMEOUT:g})",
     )
-    p.add_argument(
-        "--max-timeouts",
-        type=int,
-        default=None,
-        metavar="N",
-        help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",
-    )
+    add_max_timeouts_option(p)
     p.add_argument("--json", metavar="FILE", help="JSON Lines report ('-' for stdout alone)")
     p.add_argument("--junit", metavar="FILE", help="JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="Markdown report")

@@ -79,15 +79,17 @@ REQUESTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _reference_load() -> Pool:
+def reference_load() -> Pool:
+    """The reference's pool: the full R with both allocations taken."""
     taken = [json.loads(ALLOC_A_TEXT), json.loads(ALLOC_B_TEXT)]
     return Pool.load(json.loads(FULL_TEXT), taken)
 
 
-_POOL = _reference_load()
+_POOL = reference_load()
 
 
-def _reference_match(jobspec: dict[str, Any]) -> Callable[[], object]:
+def reference_match(jobspec: dict[str, Any]) -> Callable[[], object]:
+    """One allocation of ``jobspec`` from the loaded pool (``allocate`` leaves it unchanged)."""
     return lambda: _POOL.allocate(jobspec, edition=DEFAULT_EDITION)
 
 
@@ -140,13 +142,18 @@ def _flux_match(jobspec: dict[str, Any]) -> Callable[[], object]:
 _SESSION: list[_fluxion.Session] = []
 
 
+def taken_union() -> dict[str, Any]:
+    """Both allocations as one R, for Fluxion (which refuses to mark a resource twice)."""
+    union: dict[str, Any] = operations.run(
+        "R.union", {"a": json.loads(ALLOC_A_TEXT), "b": json.loads(ALLOC_B_TEXT)}
+    )
+    return union
+
+
 def _fluxion_load() -> object:
     for running in _SESSION:
         running.close()
-    union = operations.run(
-        "R.union", {"a": json.loads(ALLOC_A_TEXT), "b": json.loads(ALLOC_B_TEXT)}
-    )
-    _SESSION[:] = [_fluxion.Session(FULL_TEXT, [json.dumps(union)], REQUESTS)]
+    _SESSION[:] = [_fluxion.Session(FULL_TEXT, [json.dumps(taken_union())], REQUESTS)]
     return Elapsed(_SESSION[0].loaded)
 
 
@@ -179,7 +186,7 @@ def benches() -> list[Bench]:
     out = [
         Bench(
             "sched.allocate: load the pool and mark 2 allocations",
-            _reference_load,
+            reference_load,
             None,
             _others(lambda: _flux_load, lambda: _fluxion_load),
             repeat=3,
@@ -191,7 +198,7 @@ def benches() -> list[Bench]:
         out.append(
             Bench(
                 f"sched.allocate: {name}",
-                _reference_match(jobspec),
+                reference_match(jobspec),
                 0.100,
                 _others(
                     lambda jobspec=jobspec: _flux_match(jobspec),

@@ -3,8 +3,7 @@
 The pool is :mod:`_fragmented`'s ``FULL`` (16,384 nodes of 48 cores, 64 scattered
 properties); what is already taken is its two fragmented allocations ``ALLOC_A`` and
 ``ALLOC_B`` (9,830 scattered nodes each, every node with its own subset of cores).  The three
-requests are ``bench_allocate.py``'s when it is there (the reference's ``sched.allocate``
-benchmark), else this file's own of the same shape:
+requests are ``bench_allocate.py``'s:
 
 * 128 nodes, each with a slot of 16 cores, under a properties constraint;
 * 1,000 slots of one core, no node level;
@@ -16,12 +15,12 @@ three times, cancelling in between.  Graph loading, taking the allocations and m
 Fluxion's own timings (``-e``), reported apart.  The two allocations overlap (they were drawn
 independently), and Fluxion refuses to mark a resource allocated twice, so it is given their
 union (the reference's ``R.union``) as one allocation: the same resources are taken.  The
-reference, when it has ``sched.allocate``, is timed in the same run on the same inputs: its
+reference is timed in the same run on the same inputs, as ``bench_allocate.py`` times it: its
 pool loaded once with both allocations, then each request matched (median of five).
 
-Run it on its own (``python tests/benchmarks/bench_fluxion.py``): one Fluxion session takes
-minutes (its graph has 802,817 vertices), so ``run_all.py`` leaves it out (:func:`benches`
-is empty).
+Run it on its own (``python tests/benchmarks/bench_fluxion.py``): ``run_all.py`` leaves it
+out (:func:`benches` is empty), since ``bench_allocate.py`` already times Fluxion there, on
+our clock, from a session it keeps running.
 """
 
 from __future__ import annotations
@@ -29,58 +28,19 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _fluxion
-from _fragmented import ALLOC_A_TEXT, ALLOC_B_TEXT, FULL_TEXT, statistics
+import bench_allocate
+from _fragmented import ALLOC_A_TEXT, FULL_TEXT, statistics
 from _harness import Bench, measure
-
-from flux_conformance.reference import operations
 
 __all__ = ["REQUESTS", "benches", "main"]
 
 
-def _jobspec(resources: list[dict[str, Any]], **system: Any) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "resources": resources,
-        "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
-        "attributes": {"system": {"duration": 0, **system}},
-    }
-
-
-def _slot(count: Any, cores: int) -> dict[str, Any]:
-    return {
-        "type": "slot",
-        "count": count,
-        "label": "task",
-        "with": [{"type": "core", "count": cores}],
-    }
-
-
-def _requests() -> dict[str, dict[str, Any]]:
-    try:
-        import bench_allocate
-    except ImportError:
-        return {
-            "128 nodes x 16 cores, properties constraint": _jobspec(
-                [{"type": "node", "count": 128, "with": [_slot(1, 16)]}],
-                constraints={"properties": ["prop1", "^prop2"]},
-            ),
-            "1,000 one-core slots": _jobspec([_slot(1000, 1)]),
-            "min-only node count": _jobspec(
-                [{"type": "node", "count": {"min": 1}, "with": [_slot(1, 1)]}]
-            ),
-        }
-    found: dict[str, dict[str, Any]] = bench_allocate.REQUESTS
-    return found
-
-
-REQUESTS = _requests()
+REQUESTS = bench_allocate.REQUESTS
 
 
 def benches() -> list[Bench]:
@@ -88,25 +48,8 @@ def benches() -> list[Bench]:
     return []
 
 
-def _reference() -> tuple[float, dict[str, Callable[[], object]]] | None:
-    """The reference's load time and one matcher per request, when it allocates."""
-    try:
-        from flux_conformance.reference.allocate import Pool
-    except ImportError:
-        return None
-    taken = [json.loads(ALLOC_A_TEXT), json.loads(ALLOC_B_TEXT)]
-    start = time.perf_counter()
-    pool = Pool.load(json.loads(FULL_TEXT), taken)
-    loaded = time.perf_counter() - start
-    edition = operations.DEFAULT_EDITION
-    return loaded, {
-        name: (lambda jobspec=jobspec: pool.allocate(jobspec, edition=edition))
-        for name, jobspec in REQUESTS.items()
-    }
-
-
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:,.1f} ms"
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
 
 
 def main() -> int:
@@ -116,21 +59,20 @@ def main() -> int:
     print(_fluxion.available())
     if _fluxion.resource_query() is None:
         return 1
-    union = operations.run(
-        "R.union", {"a": json.loads(ALLOC_A_TEXT), "b": json.loads(ALLOC_B_TEXT)}
-    )
+    union = bench_allocate.taken_union()
     print(f"taken (their union, given to Fluxion): {statistics(union)}")
-    reference = _reference()
+    start = time.perf_counter()
+    bench_allocate.reference_load()
+    loaded = time.perf_counter() - start
     timings = _fluxion.session(FULL_TEXT, [json.dumps(union)], REQUESTS, repeat=3)
     print(
         f"Fluxion: graph load {timings.load:.1f} s, update allocate of what is taken "
         f"{timings.update[0]:.1f} s, whole session {timings.wall:.1f} s"
     )
-    if reference is not None:
-        print(f"reference: load the pool and mark both allocations {reference[0]:.1f} s")
+    print(f"reference: load the pool and mark both allocations {loaded:.1f} s")
     print(f"{'request':46} {'reference':>12} {'Fluxion match (median of 3)':>28}  allocated")
-    for name in REQUESTS:
-        ours = measure(reference[1][name], 5) if reference is not None else None
+    for name, jobspec in REQUESTS.items():
+        ours = measure(bench_allocate.reference_match(jobspec), 5)
         ok = "yes" if all(timings.allocated[name]) else f"no ({timings.allocated[name]})"
         print(f"{name:46} {_ms(ours):>12} {_ms(timings.median(name)):>28}  {ok}")
     return 0
