@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flux_conformance.reference import editions
+from flux_conformance.reference._rset_children import _as_idset
+from flux_conformance.reference._rset_read import _join_runs
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.constraint import compile_constraint, evaluate
 from flux_conformance.reference.errors import FormatError, InvalidError
@@ -310,8 +312,7 @@ def _children(cores: int | IdSet, gpus: int | IdSet) -> Children:
 def _without(ids: int | IdSet, part: int | IdSet) -> int | IdSet:
     if isinstance(ids, int) and isinstance(part, int):
         return ids ^ part  # part is a subset of ids
-    whole = IdSet.from_bits(ids) if isinstance(ids, int) else ids
-    return whole.difference(IdSet.from_bits(part) if isinstance(part, int) else part)
+    return _as_idset(ids).difference(_as_idset(part))
 
 
 class _Walk:
@@ -643,17 +644,7 @@ def _document(
     times: tuple[float | None, float | None],
     edition: str,
 ) -> dict[str, Any]:
-    runs: list[tuple[int, int, Children]] = []
-    for rank in sorted(taken):
-        children = taken[rank]
-        if (
-            runs
-            and runs[-1][1] == rank - 1
-            and (runs[-1][2] is children or runs[-1][2] == children)
-        ):
-            runs[-1] = (runs[-1][0], rank, children)
-        else:
-            runs.append((rank, rank, children))
+    runs = _join_runs((rank, rank, taken[rank]) for rank in sorted(taken))
     ranks = IdSet.from_ids(sorted(taken))
     # Host names and properties come from the pool, for the ranks taken.
     hosts = tuple(map(pool.hostnames.__getitem__, pool.positions(ranks)))

@@ -191,10 +191,6 @@ class _Counts:
         found = self.values(count, available)
         return found[-1] if found else None
 
-    def accepts(self, count: Any, n: int) -> bool:
-        found = self.values(count, n)
-        return bool(found) and found[-1] == n
-
 
 # -- the checks -------------------------------------------------------------------------------
 
@@ -522,16 +518,22 @@ def judge(known: dict[str, Any], got: Ranks, execution: dict[str, Any]) -> list[
 
 def rule_breaches(value: dict[str, Any], actual: Any, oracle: Oracle) -> list[tuple[str, str]]:
     """Every rule ``actual`` breaks as an answer to ``value``: (rule, reason) pairs, or []."""
+    return _breaches(facts(value, oracle), actual, oracle)[0]
+
+
+def _breaches(
+    known: dict[str, Any], actual: Any, oracle: Oracle
+) -> tuple[list[tuple[str, str]], Ranks]:
+    """:func:`rule_breaches` given the input's ``facts``; also the decoded answer ({} if none)."""
     try:
         oracle("R.validate", actual)
         got = _ranks(actual, oracle)
     except Refused as exc:
-        return [("valid", f"not a valid R: {exc}")]
-    return judge(facts(value, oracle), got, actual.get("execution", {}))
+        return [("valid", f"not a valid R: {exc}")], {}
+    return judge(known, got, actual.get("execution", {})), got
 
 
-def _determined(expected: dict[str, Any], actual: Any, oracle: Oracle) -> str | None:
-    got = _ranks(actual, oracle)
+def _determined(expected: dict[str, Any], actual: Any, got: Ranks, oracle: Oracle) -> str | None:
     execution = actual.get("execution", {})
     figures: dict[str, Callable[[], Any]] = {
         "nodes": lambda: len(got),
@@ -570,9 +572,10 @@ def allocation_rules(expected: Any, actual: Any, oracle: Oracle, value: Any) -> 
     ``expected`` is what the case determines (see :data:`DETERMINED`), or another
     implementation's R (then the two disagree when one breaks a rule the other keeps).
     """
-    breaches = rule_breaches(value, actual, oracle)
+    known = facts(value, oracle)
+    breaches, got = _breaches(known, actual, oracle)
     if isinstance(expected, dict) and "version" in expected:
-        theirs = rule_breaches(value, expected, oracle)
+        theirs, _ = _breaches(known, expected, oracle)
         mine, other = _names(breaches), _names(theirs)
         if mine == other:
             return None
@@ -586,7 +589,7 @@ def allocation_rules(expected: Any, actual: Any, oracle: Oracle, value: Any) -> 
     if breaches:
         rule, reason = breaches[0]
         return f"{rule}: {reason}"
-    return _determined(expected, actual, oracle)
+    return _determined(expected, actual, got, oracle)
 
 
 allocation_rules.needs_input = True  # type: ignore[attr-defined]
