@@ -71,6 +71,16 @@ def json_size(value: Any, cap: int = JUDGE_MAX_VALUES * 1000) -> tuple[int, int]
     return values, chars
 
 
+def past_judging_bounds(value: Any) -> bool:
+    """Whether ``value`` passes judging's fixed bounds, whatever it would be compared with.
+
+    That is more than :data:`JUDGE_MAX_VALUES` JSON values or :data:`JUDGE_MAX_CHARS`
+    characters of strings.
+    """
+    values, chars = json_size(value, cap=max(JUDGE_MAX_VALUES, JUDGE_MAX_CHARS))
+    return values > JUDGE_MAX_VALUES or chars > JUDGE_MAX_CHARS
+
+
 def too_large_to_judge(expected: list[Any], actual: Any) -> str | None:
     """Why ``actual`` is too large to be judged against the ``expected`` outputs, or None."""
     max_values, max_chars = JUDGE_MAX_VALUES, JUDGE_MAX_CHARS

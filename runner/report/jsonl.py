@@ -10,7 +10,7 @@ import json
 import math
 from typing import IO, Any
 
-from flux_conformance.runner.bounds import JUDGE_MAX_CHARS, JUDGE_MAX_VALUES, json_size
+from flux_conformance.runner.bounds import past_judging_bounds
 from flux_conformance.runner.engine import CaseResult, Summary
 from flux_conformance.runner.report import Header, compact_json, verdict_line
 
@@ -98,10 +98,13 @@ class JsonLinesReporter:
         """
         data = result.to_json()
         reply = result.reply
-        if reply is not None and reply.kind == "output" and "actual" in data:
-            values, chars = json_size(reply.value, cap=JUDGE_MAX_VALUES)
-            if values > JUDGE_MAX_VALUES or chars > JUDGE_MAX_CHARS:
-                data["actual"] = {"output": compact_json(reply.value, 10_000), "cut": True}
+        if (
+            reply is not None
+            and reply.kind == "output"
+            and "actual" in data
+            and past_judging_bounds(reply.value)
+        ):
+            data["actual"] = {"output": compact_json(reply.value, 10_000), "cut": True}
         self._write({"case": data})
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:

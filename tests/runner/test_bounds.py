@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from flux_conformance.runner.bounds import first_difference, json_size, shown
+from flux_conformance.runner.bounds import (
+    JUDGE_MAX_CHARS,
+    JUDGE_MAX_VALUES,
+    first_difference,
+    json_size,
+    past_judging_bounds,
+    shown,
+)
 from flux_conformance.runner.report import compact_json
 
 
@@ -48,3 +55,31 @@ def test_compact_json_is_cut_without_rendering_everything() -> None:
     assert text.startswith("[0, 1, 2")
     assert text.endswith("... (cut)")
     assert compact_json([10**5000]) == "[(an integer of about 5001 digits)]"
+
+
+def test_the_fixed_bounds_count_long_strings_past_the_value_bound() -> None:
+    # A few long strings: few values, many characters (the count must not stop at the
+    # value bound before it reaches the character bound).
+    assert not past_judging_bounds(["a" * (JUDGE_MAX_CHARS // 2)])
+    assert past_judging_bounds(["a" * 100_000] * 50)
+    assert past_judging_bounds(list(range(JUDGE_MAX_VALUES + 1)))
+    assert not past_judging_bounds(list(range(100)))
+
+
+def test_the_json_report_cuts_an_answer_of_a_few_long_strings() -> None:
+    import io
+
+    from flux_conformance.runner.adapters.base import Reply
+    from flux_conformance.runner.cases import load_suite
+    from flux_conformance.runner.engine import CaseResult, Outcome
+    from flux_conformance.runner.report.jsonl import JsonLinesReporter
+
+    case = next(c for c in load_suite().cases if c.id == "idset.decode.empty-string")
+    reply = Reply("output", ["a" * 100_000] * 50)  # 5,000,000 characters in 50 values
+    stream = io.StringIO()
+    JsonLinesReporter(stream).case(
+        CaseResult(case, Outcome.FAILED, reply, "answer too large to judge")
+    )
+    line = json.loads(stream.getvalue())
+    assert line["case"]["actual"]["cut"] is True
+    assert len(stream.getvalue()) < 20_000
