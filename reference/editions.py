@@ -33,14 +33,10 @@ __all__ = [
     "DEFAULT_EDITION",
     "EDITIONS",
     "LATEST",
-    "RFC_URL",
     "Edition",
     "edition_named",
     "resolve",
 ]
-
-#: Where each RFC is published: ``RFC_URL.format(number=14)``.
-RFC_URL = "https://flux-framework.readthedocs.io/projects/flux-rfc/en/latest/spec_{number}.html"
 
 
 @dataclass(frozen=True)

@@ -128,13 +128,9 @@ def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
 def _walk(root: yaml.Node) -> Iterator[YamlProblem]:
     seen: set[int] = set()
     stack = [(root, 1)]
-    count = 0
     while stack:
+        # (The node bound was checked while the tree was built: see _compose.)
         node, depth = stack.pop()
-        count += 1
-        if count > MAX_NODES:
-            yield YamlProblem(1, f"document has more than {MAX_NODES} nodes")
-            return
         line = int(node.start_mark.line) + 1
         if depth > MAX_DEPTH:
             yield YamlProblem(line, f"nested more than {MAX_DEPTH} levels deep")

@@ -110,16 +110,6 @@ class Editions:
         )
         raise EditionError(f"unknown edition {name!r}; the editions are {known}")
 
-    def commit_url(self, edition: str, spec: str, path: str) -> str | None:
-        """A link to ``path`` at the commit ``edition`` follows for ``spec``.
-
-        None when the edition names no revision of that spec.
-        """
-        revision = self.named(edition).revisions.get(spec)
-        if revision is None:
-            return None
-        return f"{self.repository}/blob/{revision.commit}/{path}"
-
 
 def load_editions(path: Path) -> Editions:
     """Read and check an ``editions.yaml``; raises :class:`EditionError` with the line."""
