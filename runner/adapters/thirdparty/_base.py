@@ -22,6 +22,7 @@ __all__ = [
     "Handler",
     "ThirdPartyImplementation",
     "adapter_bound",
+    "constraint_carrier",
     "error",
     "import_or_fail",
     "output",
@@ -31,6 +32,22 @@ __all__ = [
 
 #: One operation of an adapter: JSON input -> outcome mapping.
 Handler = Callable[[Any], Mapping[str, Any]]
+
+
+def constraint_carrier(constraint: Any) -> dict[str, Any]:
+    """The smallest jobspec flux-core and Fluxion accept, carrying ``constraint``.
+
+    ``constraint.validate`` reaches their jobspec validators through it.  Both refuse a
+    jobspec without ``attributes.system.duration`` (0 is unlimited).
+    """
+    return {
+        "version": 1,
+        "resources": [
+            {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
+        ],
+        "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
+        "attributes": {"system": {"duration": 0, "constraints": constraint}},
+    }
 
 
 def output(value: Any) -> dict[str, Any]:

@@ -114,6 +114,7 @@ from flux_conformance.runner.adapters.thirdparty._base import (
     Handler,
     ThirdPartyImplementation,
     adapter_bound,
+    constraint_carrier,
     error,
     output,
     refused,
@@ -161,17 +162,6 @@ _INVALID = (ValueError, TypeError, KeyError)
 
 #: How ``ResourceRequest.from_jobspec`` says a valid jobspec has no slot or no core vertex.
 _CANNOT_EXPRESS = "Unable to determine slot"
-
-#: The smallest jobspec flux-core accepts; ``constraint.validate`` puts the constraint in it.
-#: flux-core refuses a jobspec without ``attributes.system.duration`` (0 is unlimited).
-_CARRIER: dict[str, Any] = {
-    "version": 1,
-    "resources": [
-        {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
-    ],
-    "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
-    "attributes": {"system": {"duration": 0}},
-}
 
 
 def _optional(name: str) -> ModuleType | None:
@@ -487,9 +477,7 @@ class FluxCore(ThirdPartyImplementation):
         return self._validate(document)
 
     def _constraint_validate(self, constraint: Any) -> Mapping[str, Any]:
-        carrier = json.loads(json.dumps(_CARRIER))
-        carrier["attributes"]["system"]["constraints"] = constraint
-        return self._validate(carrier)
+        return self._validate(constraint_carrier(constraint))
 
     # -- RFC 35 ---------------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.adapters.thirdparty._base import (
     Handler,
     ThirdPartyImplementation,
+    constraint_carrier,
     error,
     output,
     unsupported,
@@ -104,17 +105,6 @@ _HOW = (
     "build Fluxion with: implementations/flux-sched/build.sh SRC PREFIX BUILD, then set "
     f"{ENV}=BUILD (see implementations/flux-sched/README.md)"
 )
-
-#: The smallest jobspec Fluxion's parser accepts; ``constraint.validate`` puts the constraint
-#: in it.
-_CARRIER: dict[str, Any] = {
-    "version": 1,
-    "resources": [
-        {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
-    ],
-    "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
-    "attributes": {"system": {"duration": 0}},
-}
 
 
 #: What resource-query writes for a traverser error with errno EINVAL and no message of its
@@ -312,9 +302,7 @@ class Fluxion(ThirdPartyImplementation):
         return self._parse(document)
 
     def _constraint_validate(self, constraint: Any) -> Mapping[str, Any]:
-        carrier = json.loads(json.dumps(_CARRIER))
-        carrier["attributes"]["system"]["constraints"] = constraint
-        return self._parse(carrier)
+        return self._parse(constraint_carrier(constraint))
 
 
 def _build_or_fail() -> str:
