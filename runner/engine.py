@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -17,7 +18,12 @@ from enum import StrEnum
 from typing import Any
 
 from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
-from flux_conformance.runner.bounds import too_large_to_judge
+from flux_conformance.runner.bounds import (
+    DIFF_MAX_VALUES,
+    first_difference,
+    json_size,
+    too_large_to_judge,
+)
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.comparators import Oracle, OracleFailure
 from flux_conformance.runner.editions import bundled
@@ -284,23 +290,26 @@ class Summary:
 OracleFactory = Callable[[str | None], Oracle]
 
 
-def _diff(expected: Any, actual: Any) -> str:
+@functools.cache
+def _deepdiff() -> Any:
+    """DeepDiff, imported on first use (the first failure), its warnings silenced once."""
     import logging
 
-    from flux_conformance.runner.bounds import DIFF_MAX_VALUES, first_difference, json_size
-
-    if max(json_size(expected, DIFF_MAX_VALUES) + json_size(actual, DIFF_MAX_VALUES)) > (
-        DIFF_MAX_VALUES
-    ):
-        return first_difference(expected, actual)
     from deepdiff import DeepDiff
 
     # The diff is cut at 50 differences on purpose; DeepDiff would log a warning to stderr
     # (through logging's last-resort handler) each time it stops there.
     logging.getLogger("deepdiff").setLevel(logging.ERROR)
+    return DeepDiff
 
+
+def _diff(expected: Any, actual: Any) -> str:
+    if max(json_size(expected, DIFF_MAX_VALUES) + json_size(actual, DIFF_MAX_VALUES)) > (
+        DIFF_MAX_VALUES
+    ):
+        return first_difference(expected, actual)
     try:
-        diff = DeepDiff(expected, actual, verbose_level=2, max_diffs=50)
+        diff = _deepdiff()(expected, actual, verbose_level=2, max_diffs=50)
         text: str = diff.pretty()
     except Exception as exc:  # deepdiff on exotic values: the diff is a courtesy
         return f"(no diff: {exc})"
