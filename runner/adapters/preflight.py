@@ -62,13 +62,14 @@ def trivial_cases(
     limit: int = PROBES,
 ) -> list[Case]:
     """Per supported operation, its most trivial case; the ``limit`` most trivial of those."""
-    best: dict[str, Case] = {}
+    best: dict[str, tuple[tuple[int, int, str], Case]] = {}
     for case in cases:
         if not supports(case.operation) or (skip is not None and skip(case)):
             continue
-        if case.operation not in best or _size(case) < _size(best[case.operation]):
-            best[case.operation] = case
-    return sorted(best.values(), key=_size)[:limit]
+        key = _size(case)
+        if case.operation not in best or key < best[case.operation][0]:
+            best[case.operation] = (key, case)
+    return [case for _, case in sorted(best.values(), key=lambda kept: kept[0])][:limit]
 
 
 def start(adapter: Adapter) -> None:
