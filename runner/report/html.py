@@ -62,6 +62,7 @@ class HtmlReporter(FileReporter):
                 + (f"\ndiff:\n{e(r.diff)}" if r.diff else "")
                 + f"\nreplay:   {e(replay_command(h, r))}</pre></details>"
             )
+        scope = summary.scope()
         page = (
             "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>flux-conformance: {e(h.implementation, SHOWN_NAME)}</title>"
@@ -72,8 +73,8 @@ class HtmlReporter(FileReporter):
             + "".join(
                 f"<p>{label}: {e(', '.join(ops))}</p>"
                 for label, ops in (
-                    ("Operations run", summary.scope().run_operations),
-                    ("Unsupported", summary.scope().unsupported_operations),
+                    ("Operations run", scope.run_operations),
+                    ("Unsupported", scope.unsupported_operations),
                 )
                 if ops
             )

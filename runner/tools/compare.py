@@ -236,15 +236,16 @@ def _side_by_side(
     began = time.perf_counter()
     chunks: list[dict[int, list[CaseResult]]] = [{} for _ in jobs]
     done = [0] * len(jobs)
+    columns: list[tuple[CaseResult, ...]] = [() for _ in jobs]
     for j, start, results in run_jobs(
         cases, jobs, suite.operations, oracle=oracle, workers=workers
     ):
         chunks[j][start] = results
         done[j] += len(results)
         if done[j] == len(cases):
-            flat = [r for _, part in sorted(chunks[j].items()) for r in part]
-            say(_finished(specs[j], flat, time.perf_counter() - began))
-    return [tuple(r for _, part in sorted(c.items()) for r in part) for c in chunks]
+            columns[j] = tuple(r for _, part in sorted(chunks[j].items()) for r in part)
+            say(_finished(specs[j], columns[j], time.perf_counter() - began))
+    return columns
 
 
 def _finished(spec: str, results: Sequence[CaseResult], seconds: float) -> str:
