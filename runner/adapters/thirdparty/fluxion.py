@@ -178,14 +178,9 @@ class Fluxion(ThirdPartyImplementation):
     name = "fluxion"
 
     def __init__(self, build: str | None = None, *, timeout: float = TIMEOUT) -> None:
-        where = build if build is not None else os.environ.get(ENV, "")
-        if not where:
-            raise AdapterError(f"fluxion needs a build of flux-sched: {ENV} is not set; {_HOW}")
-        root = Path(where)
+        root = Path(_build_or_fail(build))
         self.resource_query = root / RESOURCE_QUERY
         self.validator = root / VALIDATOR
-        if not os.access(self.resource_query, os.X_OK):
-            raise AdapterError(f"{ENV}={where} holds no {RESOURCE_QUERY}; {_HOW}")
         self.timeout = timeout
         self.version = _version(root)
         handlers: dict[str, Handler] = {"sched.allocate": self._allocate}
@@ -305,8 +300,10 @@ class Fluxion(ThirdPartyImplementation):
         return self._parse(constraint_carrier(constraint))
 
 
-def _build_or_fail() -> str:
-    build = os.environ.get(ENV, "")
+def _build_or_fail(build: str | None = None) -> str:
+    """``build`` (default: ``$FLUXION_BUILD``) when it holds resource-query, else AdapterError."""
+    if build is None:
+        build = os.environ.get(ENV, "")
     if not build:
         raise AdapterError(f"fluxion needs a build of flux-sched: {ENV} is not set; {_HOW}")
     if not os.access(Path(build) / RESOURCE_QUERY, os.X_OK):
@@ -348,7 +345,7 @@ def main() -> int:
     """The worker: serve Fluxion on stdin/stdout."""
     from flux_conformance.runner.tools.serve import serve
 
-    impl = Fluxion(_build_or_fail())
+    impl = Fluxion()
     return serve(
         _Worker(impl), name=impl.name, version=impl.version, operations=list(impl.operations)
     )
