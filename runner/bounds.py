@@ -179,12 +179,15 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters saying how long it was."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 def shown(text: str, limit: int | None = None) -> str:
     """``text`` safe to print on a terminal and to write into XML, Markdown or HTML files.
 
     Control characters, surrogates and U+FFFE/U+FFFF become visible escapes; with ``limit``,
     a longer text is cut and says how long it was.
     """
-    if limit is not None and len(text) > limit:
-        text = text[:limit] + f"... ({len(text)} characters)"
-    return _UNSHOWABLE.sub(_escape, text)
+    return _UNSHOWABLE.sub(_escape, text if limit is None else cut(text, limit))

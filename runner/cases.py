@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from flux_conformance.runner._cases_dir import default_cases_dir
 from flux_conformance.runner._schemas import schema
 from flux_conformance.runner._yaml import YamlError, load_document
+from flux_conformance.runner.bounds import cut
 from flux_conformance.runner.editions import FILE_NAME as EDITIONS_FILE
 from flux_conformance.runner.editions import EditionError, Editions, load_editions
 from flux_conformance.runner.errors import ConformanceError
@@ -281,8 +282,7 @@ def _schema_problems(
             message = f"unknown field: {error.message}"
         else:
             message = error.message
-        if len(message) > 300:  # jsonschema quotes the whole offending value
-            message = message[:300] + f"... ({len(message)} characters)"
+        message = cut(message, 300)  # jsonschema quotes the whole offending value
         where = ".".join(map(str, path))
         yield path, f"{where}: {message}" if where else message
 

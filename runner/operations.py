@@ -16,6 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from flux_conformance.runner._schemas import schema
+from flux_conformance.runner.bounds import cut
 from flux_conformance.runner.comparators import COMPARATORS, Comparator, Oracle
 from flux_conformance.runner.errors import ConformanceError
 
@@ -145,10 +146,7 @@ _MESSAGE_LIMIT = 300
 
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "".join(f"[{p!r}]" for p in error.absolute_path)
-    message = error.message
-    if len(message) > _MESSAGE_LIMIT:
-        message = message[:_MESSAGE_LIMIT] + f"... ({len(message)} characters)"
-    return f"{where or 'value'}: {message}"
+    return f"{where or 'value'}: {cut(error.message, _MESSAGE_LIMIT)}"
 
 
 @cache

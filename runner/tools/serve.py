@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from flux_conformance.runner.adapters.base import Implementation
+from flux_conformance.runner.bounds import cut
 
 __all__ = ["serve"]
 
@@ -154,8 +155,7 @@ def serve(
 
 
 def _brief(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}"
-    return text if len(text) <= 1000 else text[:1000] + f"... ({len(text)} characters)"
+    return cut(f"{type(exc).__name__}: {exc}", 1000)
 
 
 def _seq_of(line: str) -> Any:
