@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from flux_conformance.runner.bounds import MAX_INT_DIGITS
 from flux_conformance.runner.errors import ConformanceError
 
 __all__ = [
@@ -57,8 +58,6 @@ MAX_NODES = 200_000
 #: Deepest nesting of lists and mappings in a document (a case's input gets all but 4 of
 #: these levels): every later step, from schema checks to JSON, must be able to follow it.
 MAX_DEPTH = 256
-#: The longest plain integer (Python's own conversion bound, ``sys.get_int_max_str_digits``).
-MAX_INT_DIGITS = 4300
 #: The longest scalar a problem message quotes.
 _QUOTED = 60
 

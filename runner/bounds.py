@@ -48,6 +48,20 @@ DIFF_MAX_VALUES = 2_000
 SHOWN_NAME = 200
 
 
+#: The longest integer read or written as decimal text: Python's own conversion bound
+#: (``sys.get_int_max_str_digits``).  Case files, replies and ``serve``'s requests hold none
+#: longer.
+MAX_INT_DIGITS = 4300
+#: Integers of more bits than this are described, not written (4,300 digits is about 14,284
+#: bits).
+WRITTEN_INT_BITS = 14_000
+
+
+def integer_described(value: int) -> str:
+    """``an integer of about N digits``: how a report shows an integer too long to write."""
+    return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+
+
 def json_size(value: Any, cap: int = JUDGE_MAX_VALUES * 1000) -> tuple[int, int]:
     """The number of JSON values in ``value`` and of characters in its strings.
 
@@ -121,7 +135,7 @@ def _brief(value: Any) -> str:
     if isinstance(value, list | dict):
         return f"an {_kind(value)} of {len(value)} items"
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+        return integer_described(value)
     return shown(repr(value), 100)
 
 

@@ -42,7 +42,7 @@ from flux_conformance.runner.adapters.base import (
     protocol_validator,
     reply_from_outcome,
 )
-from flux_conformance.runner.bounds import SHOWN_NAME, shown
+from flux_conformance.runner.bounds import MAX_INT_DIGITS, SHOWN_NAME, shown
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -63,8 +63,6 @@ MAX_START_FAILURES = 3
 MAX_TIMEOUTS = 5
 #: The environment variable whose value marks every process of one implementation.
 TOKEN_VARIABLE = "FLUX_CONFORMANCE_IMPLEMENTATION_TOKEN"
-#: Python reads integers of at most this many digits (``sys.get_int_max_str_digits``).
-MAX_INT_DIGITS = 4300
 
 _EOF = object()
 _OVERLONG = object()

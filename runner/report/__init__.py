@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from flux_conformance.runner.bounds import shown
+from flux_conformance.runner.bounds import WRITTEN_INT_BITS, integer_described, shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 
 __all__ = [
@@ -217,16 +217,12 @@ def _scalar(value: Any, limit: int) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, int):
-        if value.bit_length() > _INT_BITS:
-            return f"(an integer of about {int(value.bit_length() * 0.30103) + 1} digits)"
+        if value.bit_length() > WRITTEN_INT_BITS:
+            return f"({integer_described(value)})"
         return str(value)
     if isinstance(value, float):
         return json.dumps(value)  # NaN and Infinity as Python writes them: this is a display
     return shown(repr(value)[:limit])
-
-
-#: Python converts integers of at most 4,300 digits to text (about 14,284 bits).
-_INT_BITS = 14_000
 
 
 def replay_command(header: Header, result: CaseResult) -> str:

@@ -10,7 +10,11 @@ import json
 import math
 from typing import IO, Any
 
-from flux_conformance.runner.bounds import past_judging_bounds
+from flux_conformance.runner.bounds import (
+    WRITTEN_INT_BITS,
+    integer_described,
+    past_judging_bounds,
+)
 from flux_conformance.runner.engine import CaseResult, Summary
 from flux_conformance.runner.report import Header, compact_json, verdict_line
 
@@ -26,8 +30,12 @@ def _strict(value: Any) -> Any:
     """
     if isinstance(value, float) and not math.isfinite(value):
         return json.dumps(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
-        return f"(an integer of about {int(value.bit_length() * 0.30103) + 1} digits)"
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value.bit_length() > WRITTEN_INT_BITS
+    ):
+        return f"({integer_described(value)})"
     if isinstance(value, dict):
         return {str(k): _strict(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -23,15 +23,13 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from flux_conformance.runner.adapters.base import Implementation
-from flux_conformance.runner.bounds import cut
+from flux_conformance.runner.bounds import MAX_INT_DIGITS, cut
 
 __all__ = ["serve"]
 
 
 #: Nesting the decoder follows before giving up on a request (Python's default stops near 1000).
 DECODE_DEPTH = 5000
-#: The longest integer read (Python's own conversion bound, ``sys.get_int_max_str_digits``).
-MAX_INT_DIGITS = 4300
 
 
 class _TooLong(ValueError):
