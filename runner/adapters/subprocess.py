@@ -84,7 +84,7 @@ class _Unsendable(Exception):
 def _decode(line: bytes) -> Any:
     """One reply line as JSON, strictly: no NaN or Infinity, integers Python can read."""
     try:
-        return json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=_bounded_int)
+        return _DECODER.decode(line.decode("utf-8"))
     except RecursionError:
         raise _Fault("reply nested too deeply to decode") from None
     except _Fault:
@@ -105,6 +105,10 @@ def _bounded_int(text: str) -> int:
             f"reply holds an integer of {digits} digits; at most {MAX_INT_DIGITS} are read"
         )
     return int(text)
+
+
+#: Strict JSON for replies, made once (``json.loads`` with hooks makes a decoder a call).
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_bounded_int)
 
 
 def _one_line(text: str) -> str:

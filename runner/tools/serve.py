@@ -42,12 +42,17 @@ def _int(text: str) -> int:
     return int(text)
 
 
+#: JSON for requests, its integers bounded, made once (``json.loads`` with a hook makes a
+#: decoder a call).
+_DECODER = json.JSONDecoder(parse_int=_int)
+
+
 def _decode(line: str) -> Any:
     """Parse one request; a document nested too deeply raises ``RecursionError``."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DECODE_DEPTH))
     try:
-        return json.loads(line, parse_int=_int)
+        return _DECODER.decode(line)
     finally:
         sys.setrecursionlimit(limit)
 
@@ -99,7 +104,7 @@ def _top_level(line: str) -> dict[str, Any]:
             while end < n and line[end] not in ",}":
                 end += 1
             with contextlib.suppress(ValueError):
-                found[key] = json.loads(line[i:end], parse_int=_int)
+                found[key] = _DECODER.decode(line[i:end])
             key = None
             i = end
             continue
