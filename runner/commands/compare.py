@@ -41,6 +41,7 @@ __all__ = ["add_parser", "main"]
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run every implementation on every selected case; write the matrix."""
+    from flux_conformance.runner.adapters.base import Adapter
     from flux_conformance.runner.adapters.factory import make_adapter
     from flux_conformance.runner.adapters.preflight import preflight
     from flux_conformance.runner.engine import Summary
@@ -67,36 +68,46 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if not sep or impl not in impls:
             raise UsageError(f"--expectations takes IMPL=FILE with IMPL one of {impls}")
         expectations[impl] = Path(file)
-    for impl in impls:
-        # Fail early on a bad --impl, or on an implementation that cannot be run at all.
-        adapter = make_adapter(impl, timeout=args.timeout, max_timeouts=args.max_timeouts)
-        try:
+    # Fail early on a bad --impl, or on an implementation that cannot be run at all; the
+    # adapters checked are the ones the run goes on with.
+    started: dict[str, Adapter] = {}
+    try:
+        for impl in impls:
+            adapter = started[impl] = make_adapter(
+                impl, timeout=args.timeout, max_timeouts=args.max_timeouts
+            )
             skip = (
-                Expectations.load(expectations[impl]).skip_reason if impl in expectations else None
+                Expectations.load(expectations[impl])
+                .in_edition(edition, suite.editions.names)
+                .skip_reason
+                if impl in expectations
+                else None
             )
             preflight(adapter, cases, skip=skip, edition=edition)
-        finally:
+        filters = filters_of(args, suite).to_json()
+        about = (
+            f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
+            f"edition {edition}, {len(cases)} cases"
+            + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
+            + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
+        )
+        matrix = run_matrix(
+            suite,
+            cases,
+            impls,
+            expectations=expectations,
+            make_adapter=lambda spec: make_adapter(
+                spec, timeout=args.timeout, max_timeouts=args.max_timeouts
+            ),
+            progress=lambda line: print(line, file=err, flush=True),
+            about=about,
+            workers=args.jobs,
+            edition=edition,
+            started=started,
+        )
+    finally:  # (run_matrix closes them too; closing twice is harmless)
+        for adapter in started.values():
             adapter.close()
-    filters = filters_of(args, suite).to_json()
-    about = (
-        f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
-        f"edition {edition}, {len(cases)} cases"
-        + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
-        + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
-    )
-    matrix = run_matrix(
-        suite,
-        cases,
-        impls,
-        expectations=expectations,
-        make_adapter=lambda spec: make_adapter(
-            spec, timeout=args.timeout, max_timeouts=args.max_timeouts
-        ),
-        progress=lambda line: print(line, file=err, flush=True),
-        about=about,
-        workers=args.jobs,
-        edition=edition,
-    )
     operations, suite_cases = suite_size(suite, edition)
     status = EXIT_OK
     verdicts = []

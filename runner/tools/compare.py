@@ -132,6 +132,7 @@ def run_matrix(
     about: str = "",
     workers: int = 1,
     edition: str | None = None,
+    started: Mapping[str, Any] | None = None,
 ) -> Matrix:
     """Run every case against every implementation.
 
@@ -139,7 +140,9 @@ def run_matrix(
     (:mod:`runner.parallel`), each column still in case order.  ``progress`` receives a line
     as each implementation starts and finishes.  ``about`` says what was compared (see
     :meth:`runner.report.Header.describe`); ``edition`` is the edition of the specs the run
-    follows (see :func:`runner.engine.run_cases`).
+    follows (see :func:`runner.engine.run_cases`).  ``started`` holds adapters already started
+    (and checked) for some of ``impls``: a serial run goes on with them instead of making new
+    ones; every adapter is closed before this returns.
     """
     from flux_conformance.runner.expectations import Expectations
     from flux_conformance.runner.oracle import reference_oracle
@@ -149,12 +152,14 @@ def run_matrix(
     specs = list(impls)
     adapters, notes, jobs = [], [], []
     for spec in specs:
-        adapter = make_adapter(spec)
+        adapter = (started or {}).get(spec)
         note = ""
-        try:
-            adapter.start()
-        except AdapterError as exc:
-            note = f"did not start: {exc}"
+        if adapter is None:
+            adapter = make_adapter(spec)
+            try:
+                adapter.start()
+            except AdapterError as exc:
+                note = f"did not start: {exc}"
         decide = skip = None
         path = expectations.get(spec)
         if path is not None:
