@@ -38,6 +38,7 @@ import pytest
 
 from flux_conformance.runner.adapters.base import Adapter, AdapterError, ImplSpecError
 from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
+from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.oracle import reference_oracle
@@ -201,7 +202,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             help=f"leave out {what} (repeatable)",
             **kind,
         )
-    group.addoption("--conformance-timeout", type=float, default=10.0, help="seconds per case")
+    group.addoption("--conformance-timeout", type=seconds(), default=10.0, help="seconds per case")
     group.addoption(
         "--conformance-require-operation",
         action="append",

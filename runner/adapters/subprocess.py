@@ -245,6 +245,8 @@ class _Process:
                     pending += chunk[start:]
                     break
                 pending += chunk[start:end]
+                if len(pending) > MAX_LINE_BYTES:  # a finished line is bounded too
+                    break
                 self.lines.put(bytes(pending))
                 pending.clear()
                 start = end + 1

@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from flux_conformance.runner.commands._numbers import whole
 from flux_conformance.runner.errors import ConformanceError
 
 if TYPE_CHECKING:
@@ -139,24 +140,12 @@ def unmet_requirements(required: tuple[str, ...], scope: Scope) -> list[str]:
     return lines
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number of processes, 1 or more: {text!r}"
-        )
-    return value
-
-
 def add_jobs_option(p: argparse.ArgumentParser) -> None:
     """``-j N``: worker processes (:mod:`runner.parallel`)."""
     p.add_argument(
         "-j",
         "--jobs",
-        type=_positive,
+        type=whole(1, 1024, what="a number of worker processes"),
         default=1,
         metavar="N",
         help="run the cases in N worker processes, each with its own copy of the "
@@ -172,7 +161,7 @@ def add_max_timeouts_option(p: argparse.ArgumentParser) -> None:
     """
     p.add_argument(
         "--max-timeouts",
-        type=int,
+        type=whole(0),
         default=None,
         metavar="N",
         help="give an exec: implementation up after N timeouts in a row (default 5; 0: never)",

@@ -13,6 +13,7 @@ from flux_conformance.runner.commands._common import (
     opened,
     scope_of,
 )
+from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -58,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_cases_option(p)
     add_scope_filters(p)
     p.add_argument("--format", choices=("markdown", "rst"), default="markdown")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument("--timeout", type=seconds(), default=10.0, help="seconds per case (exec: only)")
     # -o is --operation in every command; the file is -O/--out, as `export` and `diff` name it.
     p.add_argument("-O", "--out", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(func=main)

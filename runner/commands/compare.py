@@ -34,6 +34,7 @@ from flux_conformance.runner.commands._common import (
     suite_size,
     unmet_requirements,
 )
+from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -153,7 +154,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_selection(p)
     add_require(p)
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (exec: only)")
+    p.add_argument("--timeout", type=seconds(), default=10.0, help="seconds per case (exec: only)")
     add_max_timeouts_option(p)
     p.add_argument(
         "--expectations",

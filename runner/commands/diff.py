@@ -19,6 +19,7 @@ from typing import IO, Any
 from flux_conformance.runner.adapters.base import Adapter
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import UsageError, add_max_timeouts_option
+from flux_conformance.runner.commands._numbers import seconds, whole
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -144,10 +145,14 @@ def add_parser(sub: Any) -> None:
         "--against", default="reference", help="the implementation trusted for expected outcomes"
     )
     p.add_argument("-o", "--operation", required=True, help="the operation to test")
-    p.add_argument("--examples", type=int, default=500, help="inputs generated per search round")
-    p.add_argument("--seconds", type=float, default=60.0, help="time budget of the whole run")
-    p.add_argument("--seed", type=int, help="make the search deterministic (default: random)")
-    p.add_argument("--max", type=int, default=10, help="stop after this many disagreements")
+    p.add_argument(
+        "--examples", type=whole(1), default=500, help="inputs generated per search round"
+    )
+    p.add_argument("--seconds", type=seconds(), default=60.0, help="time budget of the whole run")
+    p.add_argument(
+        "--seed", type=whole(0, 2**64 - 1), help="make the search deterministic (default: random)"
+    )
+    p.add_argument("--max", type=whole(1), default=10, help="stop after this many disagreements")
     p.add_argument(
         "--edition",
         metavar="NAME",
@@ -156,6 +161,6 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per input (exec: only)")
+    p.add_argument("--timeout", type=seconds(), default=10.0, help="seconds per input (exec: only)")
     add_max_timeouts_option(p)
     p.set_defaults(func=main)

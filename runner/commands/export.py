@@ -17,6 +17,7 @@ from flux_conformance.runner.commands._common import (
     opened,
     selected,
 )
+from flux_conformance.runner.commands._numbers import whole
 from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -50,6 +51,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("export", help="write the cases as plain JSON for any language")
     add_selection(p)
     p.add_argument("--out", metavar="FILE", help="write here (default: stdout)")
-    p.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
+    p.add_argument(
+        "--indent", type=whole(0, 16), default=None, help="pretty-print with this indent"
+    )
     p.add_argument("--schema", action="store_true", help="write the export's JSON Schema instead")
     p.set_defaults(func=main)

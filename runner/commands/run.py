@@ -37,6 +37,7 @@ from flux_conformance.runner.commands._common import (
     suite_size,
     unmet_requirements,
 )
+from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
 
 if TYPE_CHECKING:
@@ -241,7 +242,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_require(p)
     p.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(),
         default=DEFAULT_TIMEOUT,
         help=f"seconds per case (exec: only; default {DEFAULT_TIMEOUT:g})",
     )

@@ -14,6 +14,7 @@ import json
 from typing import IO, Any
 
 from flux_conformance.runner.commands._common import add_cases_option, load
+from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_OK
 
 __all__ = ["add_parser", "main"]
@@ -92,5 +93,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="reference (default), a shipped adapter's name, python:module:object, or exec:COMMAND",
     )
     add_cases_option(p)
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per request (exec: only)")
+    p.add_argument(
+        "--timeout", type=seconds(), default=10.0, help="seconds per request (exec: only)"
+    )
     p.set_defaults(func=main)

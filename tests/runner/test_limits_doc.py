@@ -8,6 +8,7 @@ from support import ROOT
 from flux_conformance.reference import _limits, _rset_read, errors, query
 from flux_conformance.runner import _yaml, bounds
 from flux_conformance.runner.adapters import subprocess
+from flux_conformance.runner.commands import _numbers
 from flux_conformance.runner.comparators import constraint
 from flux_conformance.runner.report import junit
 from flux_conformance.runner.tools import serve
@@ -44,8 +45,10 @@ def mib(n: int) -> str:
         f"{subprocess.MAX_TIMEOUTS} in a row (`--max-timeouts N`",
         f"{subprocess.MAX_START_FAILURES} in a row",
         f"{subprocess.MAX_INT_DIGITS:,} digits are faults",
-        mib(subprocess.MAX_LINE_BYTES) + " (then the case is errored",
+        mib(subprocess.MAX_LINE_BYTES) + ", its newline not counted",
         f"{serve.DECODE_DEPTH:,} levels",
+        f"seconds above 0 and at most {_numbers.SECONDS_MAX:,.0f}",
+        f"the counts up to {_numbers.COUNT_MAX:,}",
         f"an integer in a request `serve` decodes | {serve.MAX_INT_DIGITS:,} digits",
     ],
 )

@@ -280,3 +280,47 @@ def test_stderr_kept_is_only_a_tail(mini_suite):
     tail = proc.stderr_tail()
     assert 0 < len(tail.encode()) <= STDERR_TAIL
     assert set(tail) == {"x"}
+
+
+# Answers every run with a reply line of exactly SIZE bytes (its newline not counted).
+_SIZED_REPLY = """
+import json
+import sys
+size = int(sys.argv[1])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["cmd"] == "hello":
+        hello = {"protocol": 1, "implementation": {"name": "sized", "version": "0"}, "operations": ["idset.encode"]}
+        sys.stdout.write(json.dumps(hello) + "\\n")
+    elif msg["cmd"] == "run":
+        head = '{"seq": %d, "output": "' % msg["seq"]
+        sys.stdout.write(head + "1" * (size - len(head) - 2) + '"}\\n')
+    else:
+        break
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize(
+    ("size", "refused"),
+    [(64 * 1024 * 1024, False), (64 * 1024 * 1024 + 1, True)],
+    ids=["64MiB", "64MiB+1"],
+)
+def test_the_reply_bound_holds_for_a_finished_line(size, refused):
+    # Fixed sizes, not MAX_LINE_BYTES: a loosened constant must fail this test.
+    import shlex
+    import sys
+
+    command = shlex.join([sys.executable, "-c", _SIZED_REPLY, str(size)])
+    adapter = SubprocessAdapter(command, timeout=60, start_timeout=30)
+    try:
+        adapter.start()
+        reply = adapter.run("idset.encode", [1], edition=None)
+    finally:
+        adapter.close()
+    if refused:
+        assert reply.kind == "errored"
+        assert "longer than 67108864 bytes" in reply.message
+    else:
+        assert reply.kind == "output"
+        assert len(reply.value) == size - len('{"seq": 1, "output": ""}')
