@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,16 @@ def _flow(value: Any) -> str:
         explicit_end=False,
     )
     return text.removesuffix("\n...\n").strip()
+
+
+# What YAML takes as the end of a line (YAML 1.1, which PyYAML reads): a name holding one
+# would end its comment and start a key of its own.
+_LINE_BREAKS = str.maketrans({"\n": "\\n", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _in_comment(text: str) -> str:
+    """``text`` safe inside a ``#`` comment: on one line, no control character raw."""
+    return shown(text).translate(_LINE_BREAKS)  # shown() already escapes \r and \x85
 
 
 def general_requirement(operation: str, cases_dir: Path | None) -> str | None:
@@ -100,11 +111,13 @@ def render_cases(
         else f"# requirements: {REQUIREMENT_PLACEHOLDER} is a placeholder: the suite will not\n"
         "#   load this file until each case cites requirement ids that exist.\n"
     )
+    # The names come from the command line, as typed: every comment shows them on one line.
+    impl_name, against_name = _in_comment(impl_name), _in_comment(against_name)
     lines = [
-        f"# Found by: flux-conformance diff --impl {shown(impl_name)} --against "
-        f"{shown(against_name)} "
+        f"# Found by: flux-conformance diff --impl {shlex.quote(impl_name)} --against "
+        f"{shlex.quote(against_name)} "
         f"--operation {result.operation} --seed {result.seed}"
-        + (f" --edition {result.edition}" if result.edition else ""),
+        + (f" --edition {shlex.quote(_in_comment(result.edition))}" if result.edition else ""),
         "# Ready to review, not to commit as is.  For each case:",
         f"# - the expected outcome is what {against_name} answered: check it against the spec;",
         "# - choose the `level` (must, should, may; clarification with one_of when the text",
@@ -112,8 +125,8 @@ def render_cases(
         requirement_note.rstrip("\n"),
         *(
             [
-                f"# - `edition: {result.edition}` says where it was found: drop it if the case "
-                "holds in every edition."
+                f"# - `edition: {_in_comment(result.edition)}` says where it was found: drop "
+                "it if the case holds in every edition."
             ]
             if result.edition
             else []

@@ -381,3 +381,22 @@ def test_compare_replies_survives_a_very_deep_output() -> None:
     # A reason, not a RecursionError (from the registry's check or from diff's own guard).
     assert reason
     assert "deep" in reason
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r", "\r\n", "\x85", "\u2028", "\u2029"])
+def test_a_name_cannot_write_yaml_into_the_case_file(brk: str) -> None:
+    # `diff --impl` is typed by a person or pasted by a CI script: a line break in it would end
+    # the comment it is shown in and start keys of its own.
+    planted = f"exec:impl{brk}expected_injected: 1{brk}cases: []{brk}#"
+    found = Disagreement(
+        "idset.decode", "1001", Reply("output", []), Reply("output", [1001]), "differs", ()
+    )
+    result = _result(found)
+    result.edition = f"2025-07-31{brk}edition_injected: 1"
+    text = render_cases(result, impl_name=planted, against_name=planted, requirement=None)
+    doc = yaml.safe_load(text)
+    assert set(doc) == {"operation", "cases"}
+    (case,) = doc["cases"]
+    assert set(case) == {"id", "description", "input", "output", "requirements", "edition"}
+    assert case["edition"] == result.edition  # the value itself goes through the dumper
+    assert planted.split(brk, maxsplit=1)[0] in text.splitlines()[0]
