@@ -229,6 +229,8 @@ def _yaml_files(
         for entry in entries:
             path = Path(entry.path)
             if entry.is_symlink():
+                if recursive and current == root and entry.name in _INDEXES:
+                    continue  # checked, and read or not, on its own (_own_index)
                 if entry.name.endswith(".yaml") or os.path.isdir(path):
                     target = _link_target(path, real_root, problems)
                     if target is not None and entry.name.endswith(".yaml"):
@@ -251,6 +253,30 @@ def _yaml_files(
                 continue
             found.append(path)
     return iter(sorted(found))
+
+
+#: The entries of a case folder's top level read on their own, not as case files.
+_INDEXES = ("requirements", EDITIONS_FILE)
+
+
+def _own_index(path: Path, real_root: str, problems: list[Problem]) -> bool:
+    """Whether ``requirements/`` or the editions file at ``path`` is the case folder's own.
+
+    It is, when it exists and is no link or a link to somewhere inside the case folder (as a
+    case file's link must be).  A link out of the folder, or a dangling one, is a problem
+    and nothing is read through it: the bundled index is not used in its place either.
+    """
+    if not path.is_symlink():
+        return path.exists()
+    try:
+        target = os.path.realpath(path, strict=True)
+    except OSError:
+        problems.append(Problem(path, 1, "is a dangling or looping symbolic link: not read"))
+        return False
+    if os.path.commonpath([real_root, target]) != real_root:
+        problems.append(Problem(path, 1, "is a symbolic link to outside the case folder: not read"))
+        return False
+    return True
 
 
 def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | None:
@@ -488,15 +514,23 @@ def _load_suite(root: Path | None, files: Iterable[Path] | None) -> Suite:
         raise SuiteError([Problem(root, 1, "no such case directory")])
     registry = load_registry()
     # A case directory without its own requirements index (or editions) cites the bundled one.
-    index = root if (root / "requirements").is_dir() else default_cases_dir().resolve()
+    # Its own is never read through a link out of it, as its case files are not.
+    real_root = os.path.realpath(root)
+    bundled_dir = default_cases_dir().resolve()
+    own_index = _own_index(root / "requirements", real_root, problems)
     cited: list[tuple[Path, int, str, dict[str, str]]] = []
-    requirements = _load_requirements(index, problems, cited)
-    listed = root if (root / EDITIONS_FILE).is_file() else default_cases_dir().resolve()
+    requirements: dict[str, Requirement] = {}
+    if own_index or not (root / "requirements").is_symlink():
+        index = root if own_index and (root / "requirements").is_dir() else bundled_dir
+        requirements = _load_requirements(index, problems, cited)
     editions: Editions | None = None
-    try:
-        editions = load_editions(listed / EDITIONS_FILE)
-    except EditionError as exc:
-        problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
+    own_editions = _own_index(root / EDITIONS_FILE, real_root, problems)
+    if own_editions or not (root / EDITIONS_FILE).is_symlink():
+        listed = root if own_editions else bundled_dir
+        try:
+            editions = load_editions(listed / EDITIONS_FILE)
+        except EditionError as exc:
+            problems.append(Problem(listed / EDITIONS_FILE, exc.line, str(exc)))
     names = editions.names if editions else ()
     for file, line, spec, commits in cited if editions else ():
         for name, commit in commits.items():

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import MINI
+from support import CASES, MINI
 
 from flux_conformance.runner.cli import main
 
@@ -62,6 +62,27 @@ def _linked_directory(folder: Path) -> None:
     (folder / "rfc22" / "linked").symlink_to(outside)
 
 
+def _linked_requirements(folder: Path) -> None:
+    # The index itself a link out: its files are regular files, each with a value to leak.
+    outside = folder.parent / "index"
+    shutil.move(folder / "requirements", outside)
+    text = (outside / "rfc22.yaml").read_text()
+    (outside / "rfc22.yaml").write_text(text.replace("id: mini.uncited", f"id: '{SECRET}!'", 1))
+    (folder / "requirements").symlink_to(outside)
+
+
+def _linked_editions(folder: Path) -> None:
+    outside = folder.parent / "editions.yaml"
+    text = (CASES / "editions.yaml").read_text()
+    outside.write_text(text.replace("default: '2026-08-13'", f"default: '{SECRET}'", 1))
+    (folder / "editions.yaml").symlink_to(outside)
+
+
+def _dangling_requirements(folder: Path) -> None:
+    shutil.rmtree(folder / "requirements")
+    (folder / "requirements").symlink_to(folder.parent / "no-such-folder")
+
+
 def _many_nodes(folder: Path) -> None:
     # 16 MB, 8,000,000 nodes: took 56 s and 3.1 GB before it was refused.
     text = "operation: idset.decode\ncases: [" + "1," * 7_999_990 + "1]\n"
@@ -93,6 +114,9 @@ HOSTILE = {
     "linked-directory": (_linked_directory, "symbolic link to outside the case folder"),
     "env-file": (_env_file, "not a case file: its top level is text"),
     "mapping-of-secrets": (_mapping_of_secrets, "not a case file: it has no"),
+    "linked-requirements": (_linked_requirements, "symbolic link to outside the case folder"),
+    "linked-editions": (_linked_editions, "symbolic link to outside the case folder"),
+    "dangling-requirements": (_dangling_requirements, "dangling or looping symbolic link"),
     "eight-million-nodes": (_many_nodes, "more than 200000 nodes"),
     "five-thousand-digits": (_long_integer, "a plain integer of 5000 digits"),
     "id-ending-in-newline": (_id_with_newline, "does not match"),
