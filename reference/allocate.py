@@ -1,10 +1,10 @@
 """Scheduling: allocating an RFC 20 R from a pool for an RFC 14 jobspec (``sched.allocate``).
 
 RFC 20 ("Overview") calls R the resource set a scheduler builds in answer to a request; RFC 14
-("Resources") and RFC 31 say what that set must hold.  This module is a small first-fit
-scheduler that follows those rules one by one, so that each rule can be read in the code where
-it is applied.  It is the suite's reference, not a production scheduler: it walks the free
-ranks in ascending order and takes the first that fit.
+("Resources") and RFC 31 say what that set must hold.  This module is a small scheduler that
+follows those rules one by one, so that each rule can be read in the code where it is applied.
+It is the suite's reference, not a production scheduler.  docs/readings.md (Allocation) says
+which readings it takes where the texts leave room.
 
 The rules, and where they are applied:
 
@@ -12,7 +12,12 @@ The rules, and where they are applied:
   stays free (RFC 14, Resources > count): :func:`_largest` on a fixed count.
 * A count with only ``min`` (or a range, or an idset) gives the largest acceptable count that
   is free, following the operator and operand, up to ``max`` (RFC 14, Resources > count; the
-  readings extend "largest" to ranges with a max and to idsets): :func:`_largest`.
+  readings extend "largest" to ranges with a max and to idsets): :func:`_largest`.  Where the
+  choice of node is free, such a count is placed where the most is free
+  (:func:`_place_slots`, :func:`_place_nodes`).
+* Several slots with such counts: the request is met whenever the free resources allow, and
+  no slot could be made larger from what is still free.  How the free part is shared among
+  the slots is open (readings); the reference's sharing is :func:`_share`.
 * Slots and the resources in them are exclusive by default (RFC 14, Resources > exclusive, and
   Reserved Resource Types > slot): a slot's cores and GPUs are never shared, so only free ones
   are taken, and a node inside a slot is taken whole.  A node outside any slot is shared
@@ -20,36 +25,55 @@ The rules, and where they are applied:
 * A slot below node level lies on one node (readings): :func:`_place_slots`.
 * Each allocated rank satisfies ``attributes.system.constraints``, evaluated on the pool as
   ``constraint.match`` does (RFC 31): :func:`_eligible`.
-* ``duration`` above zero bounds the allocation: ``expiration = starttime + duration`` with
-  ``starttime`` the given ``now`` (RFC 14, Attributes > duration): :func:`_times`.
+* ``now`` is the scheduler's clock (the caller's, or this machine's when none is given).  An
+  allocated R whose expiration is at or before ``now`` has ended: its resources are free
+  (:meth:`Pool.at`).  ``starttime`` is ``now``; a ``duration`` above zero gives
+  ``expiration = now + duration``, a duration of 0 (or none) the pool's own expiration, if
+  any (RFC 14, Attributes > duration; RFC 20, Execution): :func:`_times`.
 * From the 2026-08-13 texts on, the allocation carries ``nslots``, the slot total, and leaves
-  out ``+`` instance-local properties (RFC 20, Execution > nslots and > properties).
+  out ``+`` instance-local properties (RFC 20, Execution > nslots and > properties):
+  :func:`_document`.
 
 "Never" and "not now" differ: a request the pool cannot meet even with nothing allocated is
 ``unsatisfiable``; one it could meet but not from what is free is ``busy``.  The reference
 tells them apart by trying the request on the whole pool when it fails on the free part.
 
-An R_lite pool holds ranks (nodes), cores and GPUs only.  A request for any other resource
-type (``socket``, ``memory`` ...), or a nesting R cannot hold (a node inside a node, a slot
-inside a slot, anything inside a core or GPU) can never be met from such a pool, so it is
-``unsatisfiable`` (readings: sockets are an open point, see the ``clarification`` cases).
+The request is read from the jobspec by :mod:`._alloc_request` (what an R pool can hold at
+all); the speed machinery (bitsets, memos, a heap) is in :mod:`._alloc_speed`, each piece
+beside the plain rule it keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from flux_conformance.reference import editions
-from flux_conformance.reference._rset_children import _as_idset
-from flux_conformance.reference._rset_read import _join_runs
+from flux_conformance.reference._alloc_request import (
+    Demand,
+    NodeRequest,
+    Request,
+    SlotGroup,
+    SlotOfNodes,
+    UnsatisfiableError,
+)
+from flux_conformance.reference._alloc_request import read_vertex as _read_vertex
+from flux_conformance.reference._alloc_speed import (
+    Node,
+    Walk,
+    by_free_counts,
+    largest_acceptable,
+    most_free_first,
+)
+from flux_conformance.reference._rset_rlite import _join_runs
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.constraint import compile_constraint, evaluate
 from flux_conformance.reference.errors import FormatError, InvalidError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.jobspec import validate_jobspec
-from flux_conformance.reference.ranges import Count, parse_count
+from flux_conformance.reference.ranges import Count
 from flux_conformance.reference.rset import (
     Children,
     ResourceSet,
@@ -67,146 +91,10 @@ __all__ = [
 ]
 
 
-class UnsatisfiableError(FormatError):
-    """The pool can never satisfy the request, even with nothing allocated."""
-
-    category = "unsatisfiable"
-
-
 class BusyError(FormatError):
     """The pool could satisfy the request, but not with what is already allocated."""
 
     category = "busy"
-
-
-# ---------------------------------------------------------------------------------------------
-# The request, read from the jobspec's resources.
-
-
-@dataclass(frozen=True)
-class Demand:
-    """Cores and GPUs one unit asks for on one node (``None``: no such vertex)."""
-
-    cores: Count | None
-    gpus: Count | None
-
-
-@dataclass(frozen=True)
-class SlotGroup:
-    """``count`` slots, each holding ``demand`` on one node (a slot below node level)."""
-
-    count: Count
-    demand: Demand
-    slot: bool  # False: a node's own core/gpu vertices, outside any slot (no slot counted)
-
-
-@dataclass(frozen=True)
-class NodeRequest:
-    """A node vertex outside any slot: ``count`` nodes, each holding every group."""
-
-    count: Count
-    exclusive: bool
-    groups: tuple[SlotGroup, ...]
-
-
-@dataclass(frozen=True)
-class SlotOfNodes:
-    """A slot above node level: ``count`` slots of ``nodes`` nodes each."""
-
-    count: Count
-    nodes: Count
-    exclusive: bool  # nodes inside a slot are exclusive unless they say otherwise
-    demand: Demand
-
-
-Request = NodeRequest | SlotGroup | SlotOfNodes
-
-_R_TYPES = ("node", "slot", "core", "gpu")
-
-Path = tuple[str | int, ...]
-
-
-def _never(reason: str, path: Path) -> UnsatisfiableError:
-    return UnsatisfiableError(reason, path=path)
-
-
-def _count(vertex: dict[str, Any], edition: str) -> Count:
-    return parse_count(vertex["count"], edition=edition)
-
-
-def _within(children: Sequence[dict[str, Any]], path: Path) -> list[tuple[Path, dict[str, Any]]]:
-    return [((*path, "with", index), child) for index, child in enumerate(children)]
-
-
-def _demand(children: Sequence[tuple[Path, dict[str, Any]]], edition: str) -> Demand:
-    """The cores and GPUs of a slot or node: at most one core and one gpu vertex, leaves."""
-    found: dict[str, Count] = {}
-    for where, child in children:
-        kind = child["type"]
-        if kind == "node":
-            raise _never("an R holds no node inside a node", where)
-        if kind not in ("core", "gpu"):
-            raise _never(f"an R holds no {kind!r} at this level", where)
-        if "with" in child:
-            raise _never(f"an R holds nothing inside a {kind}", (*where, "with"))
-        if kind in found:
-            raise _never(f"two {kind} vertices side by side name no distinct resources", where)
-        found[kind] = _count(child, edition)
-    return Demand(found.get("core"), found.get("gpu"))
-
-
-def _read_vertex(vertex: dict[str, Any], path: Path, edition: str) -> Request:
-    kind = vertex["type"]
-    if kind not in _R_TYPES:
-        raise _never(f"an R pool holds no {kind!r} resources, only nodes, cores and GPUs", path)
-    children: list[dict[str, Any]] = vertex.get("with", [])
-    if kind == "node":
-        groups: list[SlotGroup] = []
-        own = [(p, c) for p, c in _within(children, path) if c["type"] != "slot"]
-        for index, child in enumerate(children):
-            if child["type"] == "slot":
-                demand = _slot_demand(child, (*path, "with", index), edition)
-                if not isinstance(demand, Demand):
-                    raise _never("an R holds no node inside a node", (*path, "with", index))
-                groups.append(SlotGroup(_count(child, edition), demand, slot=True))
-        if own:
-            groups.append(SlotGroup(Count(IdSet(((1, 1),))), _demand(own, edition), False))
-        # RFC 14, Resources > exclusive: a node outside any slot is shared unless it says
-        # otherwise; a bare node (nothing inside it) asks for the node itself, taken whole.
-        exclusive = vertex.get("exclusive", False) or not children
-        return NodeRequest(_count(vertex, edition), exclusive, tuple(groups))
-    if kind == "slot":
-        inner = _slot_demand(vertex, path, edition)
-        if isinstance(inner, Demand):
-            return SlotGroup(_count(vertex, edition), inner, slot=True)
-        return SlotOfNodes(_count(vertex, edition), *inner)
-    # A core or GPU at the top of the request: not inside any slot, so not a slot's.
-    return SlotGroup(Count(IdSet(((1, 1),))), _demand([(path, vertex)], edition), slot=False)
-
-
-def _slot_demand(
-    slot: dict[str, Any], path: Path, edition: str
-) -> Demand | tuple[Count, bool, Demand]:
-    """What one slot holds: cores and GPUs on one node, or whole nodes (count, exclusive)."""
-    children: list[dict[str, Any]] = slot["with"]
-    nodes = [c for c in children if c["type"] == "node"]
-    if not nodes:
-        return _demand(_within(children, path), edition)
-    if len(children) != 1:
-        raise _never("a slot holding nodes and other resources beside them", (*path, "with"))
-    node = nodes[0]
-    where = (*path, "with", 0)
-    for index, child in enumerate(node.get("with", [])):
-        if child["type"] == "slot":
-            raise _never("an R holds no slot inside a slot", (*where, "with", index))
-    # RFC 14, Reserved Resource Types > slot: a slot's resources are exclusive unless their
-    # own exclusive key says otherwise.
-    exclusive = node.get("exclusive", True)
-    return (
-        _count(node, edition),
-        exclusive,
-        _demand(_within(node.get("with", []), where), edition),
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,16 +109,7 @@ def _largest(count: Count, available: int) -> int | None:
     acceptable counts being min, then each obtained from the last by the operator and operand,
     up to max.
     """
-    if available < count.min:
-        return None
-    if count.ids is not None and len(count.ids.intervals) == 1 and count.min == count.max:
-        return count.min  # a fixed count
-    bounds = count.range
-    if bounds is not None and bounds.operator == "+":
-        top = available if bounds.max is None else min(available, bounds.max)
-        return bounds.min + (top - bounds.min) // bounds.operand * bounds.operand
-    values = count.values(available)
-    return values[-1] if values else None
+    return largest_acceptable(count, available)
 
 
 def _upper(count: Count) -> int | None:
@@ -238,135 +117,43 @@ def _upper(count: Count) -> int | None:
     return count.max
 
 
-# ---------------------------------------------------------------------------------------------
-# The free part of the pool.
+def _share(counts: Sequence[Count | None], free: int) -> list[int]:
+    """How ``free`` cores (or GPUs, or nodes) are shared by units that each hold their minimum.
 
-
-def _size(ids: int | IdSet) -> int:
-    return ids.bit_count() if isinstance(ids, int) else ids.size
-
-
-def _lowest(ids: int | IdSet, n: int) -> int | IdSet:
-    """The ``n`` lowest ids of a set (a slot takes the first free cores and GPUs)."""
-    if isinstance(ids, int):
-        # Bits: clear the lowest set bit n times; what was cleared is what is taken.
-        rest = ids
-        for _ in range(n):
-            rest &= rest - 1
-        return ids ^ rest
-    out: list[tuple[int, int]] = []
-    for lo, hi in ids.intervals:
-        if n <= 0:
-            break
-        take = min(n, hi - lo + 1)
-        out.append((lo, lo + take - 1))
-        n -= take
-    return IdSet(tuple(out))
-
-
-@dataclass(slots=True)
-class Node:
-    """One free rank as the allocator sees it: what is left, and whether it is untouched."""
-
-    rank: int
-    cores: int | IdSet  # the free core ids (bits, or an IdSet for ids past 4,095)
-    gpus: int | IdSet
-    whole: bool
-    ncores: int
-    ngpus: int
-
-    def take(self, ncores: int, ngpus: int) -> Children:
-        """Take the lowest ``ncores`` cores and ``ngpus`` GPUs still free here."""
-        cores, gpus = _lowest(self.cores, ncores), _lowest(self.gpus, ngpus)
-        if type(cores) is int and type(gpus) is int:
-            self.cores ^= cores  # type: ignore[operator]  # bits: a part of them is taken
-            self.gpus ^= gpus  # type: ignore[operator]
-        else:
-            self.cores, self.gpus = _without(self.cores, cores), _without(self.gpus, gpus)
-        self.ncores -= ncores
-        self.ngpus -= ngpus
-        self.whole = False
-        return _children(cores, gpus)
-
-    def take_all(self) -> Children:
-        """Take everything still free here."""
-        return self.take(self.ncores, self.ngpus)
-
-
-#: The Children made for what nodes take, by their ids: nodes that take the same cores and
-#: GPUs share one object, so an allocation of many nodes writes each distinct one once.
-_MADE: dict[tuple[int, int], Children] = {}
-
-
-def _children(cores: int | IdSet, gpus: int | IdSet) -> Children:
-    if not (isinstance(cores, int) and isinstance(gpus, int)):
-        return Children(cores, gpus)
-    made = _MADE.get((cores, gpus))
-    if made is None:
-        if len(_MADE) > 4096:
-            _MADE.clear()
-        made = _MADE[(cores, gpus)] = Children(cores, gpus)
-    return made
-
-
-def _without(ids: int | IdSet, part: int | IdSet) -> int | IdSet:
-    if isinstance(ids, int) and isinstance(part, int):
-        return ids ^ part  # part is a subset of ids
-    return _as_idset(ids).difference(_as_idset(part))
-
-
-class _Walk:
-    """The free ranks that satisfy the constraint, ascending, made as first fit reaches them.
-
-    Requests are placed one after another on the same nodes, so nodes already made are kept
-    (with what each request left on them) and the walk goes on from there.
+    Each unit (a slot, or a node's own cores) starts at its count's minimum, which is already
+    set aside; ``None`` stands for a unit that holds none of this resource.  What is fixed
+    (readings, Allocation): in the end no unit could be made larger from what is still free.
+    What is open, the sharing, is the reference's choice: each unit in turn takes the largest
+    acceptable count of an equal part of what is left; then each in turn the largest
+    acceptable count of all that is left (so none could grow afterwards).
     """
+    got = [0 if count is None else count.min for count in counts]
+    holders = [i for i, count in enumerate(counts) if count is not None]
+    for last_pass in (False, True):
+        for place, i in enumerate(holders):
+            count = counts[i]
+            assert count is not None
+            part = free if last_pass else free // (len(holders) - place)
+            grown = _largest(count, got[i] + part)
+            if grown is not None and grown > got[i]:
+                free -= grown - got[i]
+                got[i] = grown
+    return got
 
-    def __init__(self, free: ResourceSet, eligible: IdSet, whole: IdSet) -> None:
-        self._made: list[Node] = []
-        self._more = self._generate(free, eligible, whole)
 
-    @staticmethod
-    def _generate(free: ResourceSet, eligible: IdSet, whole: IdSet) -> Iterator[Node]:
-        # Both the free runs and the eligible ranks are ascending intervals: walk them together.
-        allowed = free.ranks.intersection(eligible).intervals
-        untouched = set(whole.intersection(eligible).to_list())
-        if allowed == free.ranks.intervals:
-            # Every free rank satisfies the constraint (or there is none): the runs alone.
-            for lo, hi, children in free.runs:
-                cores, gpus = children.core_ids, children.gpu_ids
-                ncores = cores.bit_count() if type(cores) is int else _size(cores)
-                ngpus = gpus.bit_count() if type(gpus) is int else _size(gpus)
-                for rank in range(lo, hi + 1):
-                    yield Node(rank, cores, gpus, rank in untouched, ncores, ngpus)
-            return
-        i = 0
-        for lo, hi, children in free.runs:
-            cores, gpus = children.core_ids, children.gpu_ids
-            ncores = cores.bit_count() if type(cores) is int else _size(cores)
-            ngpus = gpus.bit_count() if type(gpus) is int else _size(gpus)
-            while i < len(allowed) and allowed[i][1] < lo:
-                i += 1
-            j = i
-            while j < len(allowed) and allowed[j][0] <= hi:
-                for rank in range(max(lo, allowed[j][0]), min(hi, allowed[j][1]) + 1):
-                    yield Node(rank, cores, gpus, rank in untouched, ncores, ngpus)
-                j += 1
-
-    def __iter__(self) -> Iterator[Node]:
-        # Nodes an earlier request already reached, then the rest of the walk (each kept for
-        # the requests after this one).  One request walks at a time.
-        for node in self._made:
-            if node.ncores or node.ngpus:
-                yield node
-        made = self._made
-        for node in self._more:
-            made.append(node)
-            yield node
+def _fits(least: tuple[int, int], cores: int, gpus: int) -> int:
+    """How many units of ``least`` (cores, GPUs) fit in ``cores`` and ``gpus``."""
+    need_c, need_g = least
+    if not need_c and not need_g:
+        return cores + gpus
+    return min(
+        cores // need_c if need_c else cores + gpus,
+        gpus // need_g if need_g else cores + gpus,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
-# Placing each kind of request (first fit in rank order).
+# Placing each kind of request on the free nodes (ascending ranks, see _alloc_speed.Walk).
 
 Taken = dict[int, Children]
 
@@ -380,12 +167,17 @@ def _per_unit(demand: Demand, cores: int, gpus: int) -> tuple[int, int] | None:
     return c, g
 
 
-def _place_slots(group: SlotGroup, nodes: _Walk, taken: Taken) -> int:
+def _place_slots(group: SlotGroup, nodes: Walk, taken: Taken) -> int:
     """Slots below node level, across nodes: each slot on one node (readings).
 
-    First fit: each node in rank order takes slots while one still fits; a slot's cores and
-    GPUs come from that one node.  Returns the number of slots placed.
+    Fixed counts in the slot: first fit, each node in rank order taking slots while one still
+    fits.  Otherwise the number of slots is settled first (the largest acceptable number that
+    fits with each slot at its minimum), each slot goes where the most is free, and each
+    node's free part is then shared by the slots on it (:func:`_share`).  Returns the number
+    of slots placed.
     """
+    if not group.demand.fixed:
+        return _place_growing_slots(group, nodes, taken)
     limit = _upper(group.count)
     placed: list[tuple[Node, int, int]] = []
     for node in nodes:
@@ -407,75 +199,124 @@ def _place_slots(group: SlotGroup, nodes: _Walk, taken: Taken) -> int:
     return wanted if group.slot else 0
 
 
-def _node_holds(
-    groups: Sequence[SlotGroup], cores: int, gpus: int
-) -> list[tuple[int, int, int]] | None:
-    """How many slots of each group one node holds, and each slot's cores and GPUs, or None."""
-    plan: list[tuple[int, int, int]] = []
+def _place_growing_slots(group: SlotGroup, nodes: Walk, taken: Taken) -> int:
+    """Slots below node level whose cores or GPUs are a min-only, ranged or idset count."""
+    demand = group.demand
+    least = demand.least
+    fit = [node for node in nodes if _fits(least, node.ncores, node.ngpus)]
+    room = sum(_fits(least, node.ncores, node.ngpus) for node in fit)
+    limit = _upper(group.count)
+    wanted = _largest(group.count, room if limit is None else min(room, limit))
+    if wanted is None:
+        raise BusyError(f"room for {room} slot(s) only")
+    # RFC 14 count (readings): where the node choice is free, the node with the most free.
+    where = most_free_first([(node.ncores, node.ngpus) for node in fit], least, wanted)
+    on: dict[int, int] = {}
+    for index in where:
+        on[index] = on.get(index, 0) + 1
+    for index in sorted(on):
+        node, k = fit[index], on[index]
+        cores = sum(_share([demand.cores] * k, node.ncores - k * least[0]))
+        gpus = sum(_share([demand.gpus] * k, node.ngpus - k * least[1]))
+        _merge(taken, node.rank, node.take(cores, gpus))
+    return wanted if group.slot else 0
+
+
+@dataclass(frozen=True)
+class _NodePlan:
+    """What one node gives a node request: cores and GPUs in all, and the slots counted."""
+
+    cores: int
+    gpus: int
+    slots: int  # a node's own cores and GPUs, outside any slot, count none
+
+
+def _node_holds(groups: Sequence[SlotGroup], cores: int, gpus: int) -> _NodePlan | None:
+    """What one node with ``cores`` and ``gpus`` free gives every group, or None if it cannot.
+
+    The number of slots of each group first, in order: the largest acceptable number that
+    fits with each slot at its minimum, leaving the minimum of the groups after it.  Then
+    what is left is shared by all the slots on the node (:func:`_share`), so that slots of
+    two kinds with min-only counts both get theirs.
+    """
+    spare_c = cores - sum(group.count.min * group.demand.least[0] for group in groups)
+    spare_g = gpus - sum(group.count.min * group.demand.least[1] for group in groups)
+    if spare_c < 0 or spare_g < 0:
+        return None
+    units: list[Demand] = []
+    slots = 0
     for group in groups:
-        demand = group.demand
-        # The most slots that fit at each count's minimum, then the largest acceptable of them.
-        need_c = demand.cores.min if demand.cores is not None else 0
-        need_g = demand.gpus.min if demand.gpus is not None else 0
-        room = min(
-            cores // need_c if need_c else cores + gpus, gpus // need_g if need_g else cores + gpus
+        need_c, need_g = group.demand.least
+        # Room for this group: what is spare, plus its own minimum number of slots.
+        room = _fits(
+            group.demand.least,
+            spare_c + group.count.min * need_c,
+            spare_g + group.count.min * need_g,
         )
         k = _largest(group.count, room)
         if k is None:
             return None
-        # Then each slot's counts at their largest for an even share of what is left.
-        unit = _per_unit(demand, cores // k, gpus // k)
-        if unit is None:
-            return None
-        plan.append((k, *unit))
-        cores -= k * unit[0]
-        gpus -= k * unit[1]
-    return plan
+        spare_c -= (k - group.count.min) * need_c
+        spare_g -= (k - group.count.min) * need_g
+        units.extend([group.demand] * k)
+        slots += k if group.slot else 0
+    given_c = sum(_share([unit.cores for unit in units], spare_c))
+    given_g = sum(_share([unit.gpus for unit in units], spare_g))
+    return _NodePlan(given_c, given_g, slots)
 
 
-def _place_nodes(request: NodeRequest, nodes: _Walk, taken: Taken) -> int:
-    """Nodes outside slots: each node holds every slot group, or is taken whole if exclusive."""
+def _place_nodes(request: NodeRequest, nodes: Walk, taken: Taken) -> int:
+    """Nodes outside slots: each node holds every slot group, or is taken whole if exclusive.
+
+    Fixed counts inside the node: first fit in rank order.  Otherwise, when there are more
+    nodes that fit than the node count takes, the nodes with the most to give are taken.
+    """
     limit = _upper(request.count)
-    chosen: list[tuple[Node, list[tuple[int, int, int]]]] = []
-    # Nodes with the same free counts hold the same slots: each count pair is worked out once.
-    plans: dict[tuple[int, int], list[tuple[int, int, int]] | None] = {}
+    choose = not all(group.demand.fixed and _fixed(group.count) for group in request.groups)
+    plan_for = by_free_counts(lambda c, g: _node_holds(request.groups, c, g))
+    chosen: list[tuple[Node, _NodePlan]] = []
     for node in nodes:
-        if limit is not None and len(chosen) >= limit:
+        if not choose and limit is not None and len(chosen) >= limit:
             break
         # RFC 14, Resources > exclusive: an exclusive node is allocated to this job alone, so
         # it must be untouched by any other allocation.
         if request.exclusive and not node.whole:
             continue
-        free = (node.ncores, node.ngpus)
-        if free not in plans:
-            plans[free] = _node_holds(request.groups, *free)
-        plan = plans[free]
+        plan = plan_for(node.ncores, node.ngpus)
         if plan is not None:
             chosen.append((node, plan))
     wanted = _largest(request.count, len(chosen))
     if wanted is None:
         raise BusyError(f"{len(chosen)} node(s) fit only")
-    # Slots each plan holds (a node's own cores and GPUs, outside any slot, count none).
-    counted = {
-        id(plan): sum(
-            k for (k, _, _), group in zip(plan, request.groups, strict=True) if group.slot
-        )
-        for plan in plans.values()
-        if plan is not None
-    }
+    if choose and wanted < len(chosen):
+        # RFC 14 count (readings): where the node choice is free, the nodes with the most free
+        # (what an exclusive node gives is all of it); rank order among equals.
+        if request.exclusive:
+            chosen.sort(key=lambda pair: (-pair[0].ncores, -pair[0].ngpus))
+        else:
+            chosen.sort(key=lambda pair: (-pair[1].cores, -pair[1].gpus))
+        chosen = sorted(chosen[:wanted], key=lambda pair: pair[0].rank)
     slots = 0
     for node, plan in chosen[:wanted]:
         if request.exclusive:
             _merge(taken, node.rank, node.take_all())
         else:
-            for k, c, g in plan:
-                _merge(taken, node.rank, node.take(k * c, k * g))
-        slots += counted[id(plan)]
+            _merge(taken, node.rank, node.take(plan.cores, plan.gpus))
+        slots += plan.slots
     return slots
 
 
-def _place_slots_of_nodes(request: SlotOfNodes, nodes: _Walk, taken: Taken) -> int:
-    """Slots above node level: each slot takes whole nodes (or, if not exclusive, its share)."""
+def _fixed(count: Count) -> bool:
+    return count.min == count.max
+
+
+def _place_slots_of_nodes(request: SlotOfNodes, nodes: Walk, taken: Taken) -> int:
+    """Slots above node level: each slot takes whole nodes (or, if not exclusive, its share).
+
+    The number of slots first (the largest acceptable number with each at its minimum number
+    of nodes), then the nodes left over are shared by the slots (:func:`_share`).  A slot's
+    nodes that give a min-only count of cores are those with the most free.
+    """
     fit = [
         node
         for node in nodes
@@ -483,26 +324,24 @@ def _place_slots_of_nodes(request: SlotOfNodes, nodes: _Walk, taken: Taken) -> i
         and _per_unit(request.demand, node.ncores, node.ngpus) is not None
         and (node.ncores or node.ngpus)
     ]
+    if not request.exclusive and not request.demand.fixed:
+        fit.sort(key=lambda node: (-node.ncores, -node.ngpus))
     limit = _upper(request.count)
-    slots: list[list[Node]] = []
-    left = fit
-    while left and (limit is None or len(slots) < limit):
-        n = _largest(request.nodes, len(left))
-        if n is None:
-            break
-        slots.append(left[:n])
-        left = left[n:]
-    wanted = _largest(request.count, len(slots))
+    room = len(fit) // request.nodes.min
+    wanted = _largest(request.count, room if limit is None else min(room, limit))
     if wanted is None:
-        raise BusyError(f"room for {len(slots)} slot(s) of nodes only")
-    for members in slots[:wanted]:
-        for node in members:
+        raise BusyError(f"room for {room} slot(s) of nodes only")
+    sizes = _share([request.nodes] * wanted, len(fit) - wanted * request.nodes.min)
+    start = 0
+    for size in sizes:
+        for node in fit[start : start + size]:
             if request.exclusive:
                 _merge(taken, node.rank, node.take_all())
             else:
                 unit = _per_unit(request.demand, node.ncores, node.ngpus)
                 assert unit is not None
                 _merge(taken, node.rank, node.take(*unit))
+        start += size
     return wanted
 
 
@@ -511,7 +350,7 @@ def _merge(taken: Taken, rank: int, children: Children) -> None:
     taken[rank] = children if before is None else before.union(children)
 
 
-_PLACE: dict[type, Callable[[Any, _Walk, Taken], int]] = {
+_PLACE: dict[type, Callable[[Any, Walk, Taken], int]] = {
     SlotGroup: _place_slots,
     NodeRequest: _place_nodes,
     SlotOfNodes: _place_slots_of_nodes,
@@ -535,7 +374,7 @@ def _fit(
     requests: Sequence[Request], free: ResourceSet, eligible: IdSet, whole: IdSet
 ) -> tuple[Taken, int]:
     """Place every request, in order, from ``free``; raises BusyError when one does not fit."""
-    nodes = _Walk(free, eligible, whole)
+    nodes = Walk(free, eligible, whole)
     taken: Taken = {}
     slots = 0
     for request in requests:
@@ -544,18 +383,24 @@ def _fit(
 
 
 def _times(
-    system: dict[str, Any], now: float | None, pool: ResourceSet
+    system: dict[str, Any], now: float, pool: ResourceSet
 ) -> tuple[float | None, float | None]:
     """``starttime`` and ``expiration`` of the allocation (RFC 14, Attributes > duration).
 
-    A duration above zero gives ``expiration = now + duration`` (``now`` is 0 when not given);
-    a duration of 0 (or none) is unset, and the pool's own expiration, if any, bounds the
-    allocation.
+    ``starttime`` is ``now``, the scheduler's clock.  A duration above zero gives
+    ``expiration = now + duration`` (also past the pool's own expiration: readings); a
+    duration of 0 (or none) is unset, and the pool's own expiration, when above 0, bounds the
+    allocation; without one there is none.
     """
     duration = system.get("duration", 0)
     if duration > 0:
-        return now, (now or 0) + duration
-    return now, pool.expiration
+        return now, now + duration
+    return now, pool.expiration or None
+
+
+def _ended(expiration: float | None, now: float) -> bool:
+    """An R whose expiration is set (above 0) and at or before ``now`` has ended (readings)."""
+    return expiration is not None and 0 < expiration <= now
 
 
 @dataclass(frozen=True)
@@ -569,6 +414,7 @@ class Pool:
     free: ResourceSet
     whole: IdSet  # ranks no allocation touches
     allocated: bool
+    held: tuple[ResourceSet, ...] = ()  # the allocated Rs, each as read
 
     @classmethod
     def load(cls, pool_doc: Any, allocated: Sequence[Any] = ()) -> Pool:
@@ -577,24 +423,40 @@ class Pool:
             pool, _ = load(pool_doc)
         except FormatError as exc:
             raise exc.with_path(("pool",)) from None
-        taken: ResourceSet | None = None
+        held: list[ResourceSet] = []
         for index, doc in enumerate(allocated):
             try:
-                part, _ = load(doc)
+                held.append(load(doc)[0])
             except FormatError as exc:
                 raise exc.with_path(("allocated", index)) from None
+        return cls._of(pool, tuple(held))
+
+    @classmethod
+    def _of(cls, pool: ResourceSet, held: tuple[ResourceSet, ...]) -> Pool:
+        taken: ResourceSet | None = None
+        for part in held:
             taken = part if taken is None else union(taken, part)
         if taken is None:
             return cls(pool, pool, pool.ranks, allocated=False)
-        return cls(pool, difference(pool, taken), pool.ranks.difference(taken.ranks), True)
+        free = difference(pool, taken)
+        return cls(pool, free, pool.ranks.difference(taken.ranks), True, held)
+
+    def at(self, now: float) -> Pool:
+        """The pool as it stands at ``now``: allocations that have ended by then are free."""
+        live = tuple(part for part in self.held if not _ended(part.expiration, now))
+        return self if len(live) == len(self.held) else self._of(self.resources, live)
 
     def allocate(self, jobspec: Any, *, now: float | None = None, edition: str) -> dict[str, Any]:
-        """The R allocated for a valid ``jobspec`` (see :func:`allocate`)."""
+        """The R allocated for a valid ``jobspec`` at ``now`` (None: this machine's clock)."""
+        clock = time.time() if now is None else now
         # (The walk makes an object per free node: no cycles, so no collections meanwhile.)
         with gc_paused():
-            return self._allocate(jobspec, now, edition)
+            return self.at(clock)._allocate(jobspec, clock, edition)
 
-    def _allocate(self, jobspec: Any, now: float | None, edition: str) -> dict[str, Any]:
+    def _allocate(self, jobspec: Any, now: float, edition: str) -> dict[str, Any]:
+        if _ended(self.resources.expiration, now):
+            # The pool's own time is over: nothing in it will ever be free for this request.
+            raise UnsatisfiableError(f"the pool expired at {self.resources.expiration}")
         requests = [
             _read_vertex(vertex, ("jobspec", "resources", index), edition)
             for index, vertex in enumerate(jobspec["resources"])
@@ -611,6 +473,12 @@ class Pool:
             except BusyError as never:
                 raise UnsatisfiableError(never.reason) from None
             raise
+        if editions.edition_named(edition).r_core_every_rank:
+            # RFC 20 (2026-08-13 on): each R_lite entry names one or more cores, so a request
+            # that leaves a rank with GPUs and no core has no R to answer it.
+            for rank, held in taken.items():
+                if not held.core_ids:
+                    raise UnsatisfiableError(f"rank {rank} would hold no core")
         system = jobspec.get("attributes", {}).get("system", {})
         times = _times(system, now, self.resources)
         return _document(self.resources, taken, slots, times, edition)
@@ -626,7 +494,8 @@ def allocate(
 ) -> dict[str, Any]:
     """Allocate from ``pool_doc`` (an R) what ``jobspec`` asks for; return the allocation's R.
 
-    ``allocated`` lists Rs already taken from the pool.  Raises ``InvalidError`` for an invalid
+    ``allocated`` lists Rs already taken from the pool; ``now`` is the scheduler's clock in
+    seconds since the epoch (None: this machine's).  Raises ``InvalidError`` for an invalid
     jobspec or R, :class:`UnsatisfiableError` when the whole pool could never satisfy the
     request, :class:`BusyError` when only what is allocated stands in the way.
     """

@@ -63,6 +63,9 @@ class Edition:
     #: RFC 20: a property whose name starts with ``+`` is instance-local; a scheduler leaves
     #: it out of the R it allocates.
     r_instance_local_properties: bool = False
+    #: RFC 20: every R_lite entry's ``core`` names one or more cores, so a scheduler cannot
+    #: allocate a rank without a core (the R reader itself still takes an empty set: readings).
+    r_core_every_rank: bool = False
 
 
 EDITIONS: Mapping[str, Edition] = {
@@ -104,6 +107,7 @@ EDITIONS: Mapping[str, Edition] = {
         r_nslots=True,
         r_zero_time_unset=True,
         r_instance_local_properties=True,
+        r_core_every_rank=True,
     ),
 }
 

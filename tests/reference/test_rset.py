@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import case_inputs
 
-from flux_conformance.reference import _rset_algebra, _rset_model, _rset_read, rset
+from flux_conformance.reference import _rset_algebra, _rset_model, _rset_rlite, rset
 from flux_conformance.reference.errors import InvalidError, LimitError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.operations import run
@@ -543,23 +543,23 @@ def test_plain_r_lite_short_cut_reads_as_the_entry_reader(entries: list[Any]) ->
     doc = r_doc([], [f"n[0-{count - 1}]"] if count else [])
     doc["execution"]["R_lite"] = entries
     quick = _outcome(doc)
-    saved = _rset_read._read_plain
+    saved = _rset_rlite._read_plain
     try:
-        _rset_read._read_plain = lambda _entries: None  # type: ignore[assignment]
+        _rset_rlite._read_plain = lambda _entries: None  # type: ignore[assignment]
         assert _outcome(doc) == quick
     finally:
-        _rset_read._read_plain = saved  # type: ignore[assignment]
+        _rset_rlite._read_plain = saved  # type: ignore[assignment]
 
 
 def test_plain_r_lite_short_cut_takes_a_fragmented_allocation() -> None:
     entries = [{"rank": str(r), "children": {"core": f"0-{r % 5 + 1},7"}} for r in range(0, 40, 3)]
-    runs = _rset_read._read_plain(entries)
+    runs = _rset_rlite._read_plain(entries)
     assert runs is not None
     assert [(lo, hi, c.core_text()) for lo, hi, c in runs] == [
         (r, r, f"0-{r % 5 + 1},7") for r in range(0, 40, 3)
     ]
     for bent in ([*entries[1:], entries[0]], [{"rank": "1,2", "children": {"core": "0"}}]):
-        assert _rset_read._read_plain(bent) is None
+        assert _rset_rlite._read_plain(bent) is None
 
 
 # -- when sets of ranks are int bitsets -----------------------------------------------------
