@@ -18,7 +18,9 @@ Signals: SIGTERM (``timeout``, ``docker stop``, a CI cancel) and SIGHUP stop a c
 SIGINT does: the case under way is abandoned, the implementation is killed, and every report
 is completed (``interrupted`` in its footer) before the command exits with 128 + the
 signal's number (130 for SIGINT, 143 for SIGTERM).  A second signal while the reports are
-being written is ignored, so that they are complete.
+being written is ignored, so that they are complete; a signal that comes while they are
+written, or while the implementation's processes are killed, waits for that work to end
+(:mod:`runner.signals`).
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from flux_conformance.runner.commands import COMMANDS
 from flux_conformance.runner.errors import (
     EXIT_USAGE,
     ConformanceError,
-    Stopped,
     exit_status_of,
 )
+from flux_conformance.runner.signals import STOPPING, held, interrupt_for
 
 __all__ = ["EXIT_BROKEN_PIPE", "build_parser", "main", "make_adapter"]
 
@@ -83,10 +85,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The signals that stop a command the way SIGINT does.
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
 @contextlib.contextmanager
 def _stopping_signals() -> Iterator[None]:
     """While a command runs, SIGTERM and SIGHUP interrupt it as SIGINT does (once)."""
@@ -96,14 +94,14 @@ def _stopping_signals() -> Iterator[None]:
         del frame
         if stopped:
             return  # the reports are being completed: a second signal does not cut them
+        if held(signum):
+            return  # raised when the work that must not be cut is done (runner.signals)
         stopped.append(signum)
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise Stopped(signum)
+        raise interrupt_for(signum)
 
     previous = {}
     try:
-        for signum in _STOPPING:
+        for signum in STOPPING:
             previous[signum] = signal.signal(signum, stop)
     except ValueError:  # not the main thread: signals stay as they are
         pass

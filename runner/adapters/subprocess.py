@@ -43,6 +43,7 @@ from flux_conformance.runner.adapters.base import (
     reply_from_outcome,
 )
 from flux_conformance.runner.bounds import MAX_INT_DIGITS, SHOWN_NAME, shown
+from flux_conformance.runner.signals import deferred
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -343,15 +344,21 @@ class _Process:
         self._close_pipes()
 
     def stop(self, grace: float) -> None:
-        """Ask the process to stop, wait ``grace`` seconds, then kill what is left."""
-        with contextlib.suppress(_Fault):
-            self.send({"cmd": "stop"}, time.monotonic() + grace)
-        with contextlib.suppress(OSError):
-            assert self.proc.stdin
-            self.proc.stdin.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=grace)
-        self.kill()  # children it left behind go too
+        """Ask the process to stop, wait ``grace`` seconds, then kill what is left.
+
+        The kill runs whatever stops the wait (a signal: it is raised once all is killed).
+        """
+        try:
+            with contextlib.suppress(_Fault):
+                self.send({"cmd": "stop"}, time.monotonic() + grace)
+            with contextlib.suppress(OSError):
+                assert self.proc.stdin
+                self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=grace)
+        finally:
+            with deferred():
+                self.kill()  # children it left behind go too
 
     def _close_pipes(self) -> None:
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -451,9 +458,9 @@ class SubprocessAdapter:
 
     def close(self) -> None:
         """Send ``stop``, wait a moment, and kill whatever is left of the process group."""
-        if self._proc is not None:
-            self._proc.stop(grace=2.0)
-            self._proc = None
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.stop(grace=2.0)
 
     # -- cases -----------------------------------------------------------------------------
 

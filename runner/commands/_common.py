@@ -364,9 +364,11 @@ def _same_tree(a: Path, b: Path) -> bool:
 
 @contextlib.contextmanager
 def opened(path: str | None, out: IO[str]) -> Iterator[IO[str]]:
-    """``out`` for ``-`` or no path, else the file (written as UTF-8)."""
+    """``out`` for ``-`` or no path, else the file (UTF-8, replaced whole: :mod:`runner.atomic`)."""
     if not path or path == "-":
         yield out
         return
-    with Path(path).open("w", encoding="utf-8") as stream:
+    from flux_conformance.runner.atomic import replacing
+
+    with replacing(path) as stream:
         yield stream

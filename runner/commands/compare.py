@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from flux_conformance import runner
+from flux_conformance.runner.atomic import write_atomic
 from flux_conformance.runner.commands._common import (
     UsageError,
     add_jobs_option,
@@ -131,7 +132,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     with opened(args.markdown, out) as stream:
         stream.write(markdown)
     if args.html:
-        Path(args.html).write_text(matrix_html(matrix), encoding="utf-8")
+        write_atomic(args.html, matrix_html(matrix))
         print(f"wrote {args.html}", file=err)
     return status
 

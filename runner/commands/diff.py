@@ -104,7 +104,9 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             ),
         )
         if args.out:
-            Path(args.out).write_text(text, encoding="utf-8")
+            from flux_conformance.runner.atomic import write_atomic
+
+            write_atomic(args.out, text)
             print(f"wrote {len(result.disagreements)} case(s) to {args.out}", file=err)
         else:
             out.write(text)

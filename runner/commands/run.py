@@ -14,7 +14,6 @@ failing verdict.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -39,10 +38,11 @@ from flux_conformance.runner.commands._common import (
 )
 from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, exit_status_of
+from flux_conformance.runner.signals import deferred
 
 if TYPE_CHECKING:
     from flux_conformance.runner.adapters.base import Adapter
-    from flux_conformance.runner.engine import CaseResult
+    from flux_conformance.runner.engine import CaseResult, Summary
     from flux_conformance.runner.report import Reporter
 
 __all__ = ["DEFAULT_TIMEOUT", "add_parser", "main"]
@@ -51,38 +51,45 @@ __all__ = ["DEFAULT_TIMEOUT", "add_parser", "main"]
 DEFAULT_TIMEOUT = 10.0
 
 
-@contextlib.contextmanager
-def _reporters(args: argparse.Namespace, out: IO[str]) -> Iterator[list[Reporter]]:
-    from flux_conformance.runner.report.jsonl import JsonLinesReporter
+def _reporters(args: argparse.Namespace, out: IO[str]) -> list[Reporter]:
+    from flux_conformance.runner.report.jsonl import JsonLinesFileReporter, JsonLinesReporter
     from flux_conformance.runner.report.junit import JUnitReporter
     from flux_conformance.runner.report.markdown import MarkdownReporter
     from flux_conformance.runner.report.terminal import TerminalReporter
 
     reporters: list[Reporter] = []
-    with contextlib.ExitStack() as stack:
-        if args.json == "-":
-            reporters.append(JsonLinesReporter(out))
-        else:
-            reporters.append(
-                TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips)
-            )
-            if args.json:
-                Path(args.json).parent.mkdir(parents=True, exist_ok=True)  # as the others do
-                stream = stack.enter_context(Path(args.json).open("w", encoding="utf-8"))
-                reporters.append(JsonLinesReporter(stream))
-        if args.junit:
-            reporters.append(JUnitReporter(Path(args.junit)))
-        if args.markdown:
-            reporters.append(MarkdownReporter(Path(args.markdown)))
-        if args.html:
-            from flux_conformance.runner.report.html import HtmlReporter
+    if args.json == "-":
+        reporters.append(JsonLinesReporter(out))
+    else:
+        reporters.append(TerminalReporter(out, verbose=args.verbose, show_skips=args.show_skips))
+        if args.json:
+            # Written line by line beside the report, renamed over it with the footer.
+            reporters.append(JsonLinesFileReporter(args.json))
+    if args.junit:
+        reporters.append(JUnitReporter(Path(args.junit)))
+    if args.markdown:
+        reporters.append(MarkdownReporter(Path(args.markdown)))
+    if args.html:
+        from flux_conformance.runner.report.html import HtmlReporter
 
-            reporters.append(HtmlReporter(Path(args.html)))
-        if args.badge:
-            from flux_conformance.runner.report.badge import BadgeReporter
+        reporters.append(HtmlReporter(Path(args.html)))
+    if args.badge:
+        from flux_conformance.runner.report.badge import BadgeReporter
 
-            reporters.append(BadgeReporter(Path(args.badge)))
-        yield reporters
+        reporters.append(BadgeReporter(Path(args.badge)))
+    return reporters
+
+
+def _finish(reporters: list[Reporter], summary: Summary, *, interrupted: bool) -> None:
+    """Finish every report; one that cannot be written (a full disk) does not stop the others."""
+    failure: OSError | None = None
+    for reporter in reporters:
+        try:
+            reporter.finish(summary, interrupted=interrupted)
+        except OSError as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
 
 
 def _expectations_path(args: argparse.Namespace) -> Path | None:
@@ -110,7 +117,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         start(adapter)
         return _run(args, adapter, out, err)
     finally:
-        adapter.close()
+        # After the reports: an implementation slow to stop (or a signal while it stops)
+        # cannot cost them.  An adapter that fails to close does not hide the run's verdict.
+        try:
+            adapter.close()
+        except Exception as exc:
+            print(f"warning: closing the implementation failed: {shown(repr(exc), 500)}", file=err)
 
 
 def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str]) -> int:
@@ -187,25 +199,28 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     summary = Summary(suite_operations=operations, suite_cases=suite_cases)
     interrupted: KeyboardInterrupt | None = None
     results = []
-    with _reporters(args, out) as reporters:
-        for reporter in reporters:
-            reporter.start(header)
+    reporters = _reporters(args, out)
+    for reporter in reporters:
+        reporter.start(header)
+    try:
+        for result in stream:
+            summary.add(result)
+            results.append(result)
+            for reporter in reporters:
+                reporter.case(result)
+            if args.exitfirst and result.outcome.is_bad:
+                break
+    except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
+        interrupted = exc
+    finally:
+        # The reports first, whole, whatever signal comes meanwhile (it is raised after
+        # them); the implementation is stopped after that, by main().
         try:
-            for result in stream:
-                summary.add(result)
-                results.append(result)
-                for reporter in reporters:
-                    reporter.case(result)
-                if args.exitfirst and result.outcome.is_bad:
-                    break
-        except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
-            interrupted = exc
+            with deferred():
+                _finish(reporters, summary, interrupted=interrupted is not None)
         finally:
             if isinstance(stream, Generator):
                 stream.close()  # stops the workers of a parallel run
-            adapter.close()
-            for reporter in reporters:
-                reporter.finish(summary, interrupted=interrupted is not None)
     # Serially the adapter itself says why it gave up; in parallel, each worker's said so.
     gave_up = job.gave_up if job is not None else [getattr(adapter, "gave_up", None)]
     for reason in gave_up:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from flux_conformance.runner.atomic import write_atomic
 from flux_conformance.runner.bounds import WRITTEN_INT_BITS, integer_described, shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 
@@ -105,7 +106,9 @@ class FileReporter:
     """A reporter that keeps results and writes one file at the end (JUnit, Markdown, HTML).
 
     ``keep_passed`` says whether passing results are kept too (JUnit lists every case; the
-    Markdown and HTML reports explain only the others).  Subclasses implement ``write``.
+    Markdown and HTML reports explain only the others).  Subclasses implement ``render``; the
+    file is replaced whole (:mod:`runner.atomic`), so a run stopped while it is written leaves
+    the previous report or the new one, never a torn one.
     """
 
     keep_passed = False
@@ -131,12 +134,11 @@ class FileReporter:
             self._results.append(result)
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
-        """Write the file (creating its folder)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.write(summary, interrupted=interrupted)
+        """Write the file (creating its folder), replacing the old one whole."""
+        write_atomic(self.path, self.render(summary, interrupted=interrupted))
 
-    def write(self, summary: Summary, *, interrupted: bool) -> None:
-        """Write the report to ``self.path``."""
+    def render(self, summary: Summary, *, interrupted: bool) -> str:
+        """The report's text."""
         raise NotImplementedError
 
 

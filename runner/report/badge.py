@@ -58,10 +58,10 @@ class BadgeReporter(FileReporter):
 
     keep_passed = True
 
-    def write(self, summary: Summary, *, interrupted: bool) -> None:
-        """Write the file."""
+    def render(self, summary: Summary, *, interrupted: bool) -> str:
+        """The file's text."""
         doc = badge(self._results, summary.scope())
         if interrupted:
             doc["message"] = f"{doc['message']} (interrupted)"
             doc["color"] = "lightgrey"
-        self.path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+        return json.dumps(doc) + "\n"

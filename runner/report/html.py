@@ -34,8 +34,8 @@ details{margin:.4em 0}summary{cursor:pointer}
 class HtmlReporter(FileReporter):
     """Writes one HTML page when the run finishes."""
 
-    def write(self, summary: Summary, *, interrupted: bool) -> None:
-        """Write the page."""
+    def render(self, summary: Summary, *, interrupted: bool) -> str:
+        """The page."""
         h = self.header
 
         def e(text: str, limit: int | None = 20_000) -> str:
@@ -63,7 +63,7 @@ class HtmlReporter(FileReporter):
                 + f"\nreplay:   {e(replay_command(h, r))}</pre></details>"
             )
         scope = summary.scope()
-        page = (
+        return (
             "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>flux-conformance: {e(h.implementation, SHOWN_NAME)}</title>"
             f"<style>{_CSS}</style></head><body>"
@@ -83,4 +83,3 @@ class HtmlReporter(FileReporter):
             + ("<h2>Cases that did not pass</h2>" + "".join(details) if details else "")
             + "</body></html>\n"
         )
-        self.path.write_text(page, encoding="utf-8")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import IO, Any
 
+from flux_conformance.runner.atomic import Replacement
 from flux_conformance.runner.bounds import (
     WRITTEN_INT_BITS,
     integer_described,
@@ -18,7 +20,7 @@ from flux_conformance.runner.bounds import (
 from flux_conformance.runner.engine import CaseResult, Summary
 from flux_conformance.runner.report import Header, compact_json, verdict_line
 
-__all__ = ["JsonLinesReporter"]
+__all__ = ["JsonLinesFileReporter", "JsonLinesReporter"]
 
 
 def _strict(value: Any) -> Any:
@@ -127,3 +129,25 @@ class JsonLinesReporter:
                 }
             }
         )
+
+
+class JsonLinesFileReporter(JsonLinesReporter):
+    """The JSON Lines report in a file: written line by line beside it, renamed over it at the end.
+
+    Until the footer is written the lines are in ``.FILE.XXXXXXXX.tmp`` beside ``FILE`` (a
+    runner killed outright leaves them there); ``FILE`` itself is the previous report until
+    then, and the whole new one after (:mod:`runner.atomic`).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._replacement = Replacement(path)
+        super().__init__(self._replacement.stream)
+
+    def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
+        """Write the footer line and put the file in place."""
+        try:
+            super().finish(summary, interrupted=interrupted)
+        except BaseException:
+            self._replacement.discard()
+            raise
+        self._replacement.commit()

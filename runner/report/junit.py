@@ -52,8 +52,8 @@ class JUnitReporter(FileReporter):
 
     keep_passed = True
 
-    def write(self, summary: Summary, *, interrupted: bool) -> None:
-        """Write the XML file."""
+    def render(self, summary: Summary, *, interrupted: bool) -> str:
+        """The XML text."""
         name = shown(self.header.implementation, SHOWN_NAME)
         root = ET.Element("testsuites", name=f"flux-conformance: {name}")
         scope = summary.scope()
@@ -117,4 +117,5 @@ class JUnitReporter(FileReporter):
             suite.set("errors", str(counts["errored"]))
             suite.set("skipped", str(counts["skipped"] + counts["xfailed"] + counts["unchecked"]))
         ET.indent(root)
-        ET.ElementTree(root).write(self.path, encoding="utf-8", xml_declaration=True)
+        xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+        return xml.decode("utf-8") + "\n"

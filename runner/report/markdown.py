@@ -52,8 +52,8 @@ def _scope_lines(summary: Summary) -> list[str]:
 class MarkdownReporter(FileReporter):
     """Writes the Markdown file when the run finishes."""
 
-    def write(self, summary: Summary, *, interrupted: bool) -> None:
-        """Write the file."""
+    def render(self, summary: Summary, *, interrupted: bool) -> str:
+        """The file's text."""
         h = self.header
         outcome = verdict_line(summary, interrupted=interrupted)
         name = md_escape(f"{h.implementation} {h.version}".strip(), SHOWN_NAME)
@@ -87,4 +87,4 @@ class MarkdownReporter(FileReporter):
                 f"- replay: {md_code(replay_command(h, r))}",
                 "",
             ]
-        self.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return "\n".join(lines) + "\n"

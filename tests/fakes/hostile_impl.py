@@ -29,7 +29,9 @@ Hello (then the right answer to every case):
   terminal escapes.
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
-grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case.
+grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case;
+``ignore-stop`` starts a child, answers every case right, and ignores ``stop`` (and the end
+of its input): it creates the file ``HOSTILE_STOPPED`` names when ``stop`` comes, and sleeps.
 
 With ``HOSTILE_ONCE=FILE``, every kind answers the very first request of all its lives right
 (the runner's pre-flight check that the implementation can be run at all), and marks it by
@@ -110,6 +112,9 @@ def hello():
         version = "1\x1b[2J\x1b]0;owned\x07 | col"
     if KIND == "setsid-hang":
         start_escapees()
+    if KIND == "ignore-stop":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        note_pid(child.pid)
     message = {"protocol": 1, "implementation": {"name": name, "version": version}}
     message["operations"] = list(OPERATIONS)
     write(json.dumps(message))  # ASCII: the lone surrogate travels as an escape
@@ -169,6 +174,9 @@ def main():
         if msg["cmd"] == "hello":
             hello()
         elif msg["cmd"] == "stop":
+            if KIND == "ignore-stop":
+                open(os.environ["HOSTILE_STOPPED"], "w").close()
+                time.sleep(3600)
             return
         else:
             answer(msg)

@@ -74,7 +74,7 @@ def test_a_write_that_fails_late_is_reported_without_a_traceback(capsys, tmp_pat
     def refuse(self, summary, *, interrupted):
         raise OSError(28, "No space left on device", str(self.path))
 
-    monkeypatch.setattr(MarkdownReporter, "write", refuse)
+    monkeypatch.setattr(MarkdownReporter, "render", refuse)
     code, _, err = _run(capsys, "run", "--cases", str(MINI), "--markdown", str(tmp_path / "r.md"))
     assert code == 2
     assert f"error: cannot write {tmp_path / 'r.md'}: No space left on device" in err

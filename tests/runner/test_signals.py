@@ -181,3 +181,49 @@ def test_max_timeouts_zero_never_gives_up() -> None:
         adapter.close()
     assert all("no reply within the timeout" in r.message for r in replies)
     assert adapter.gave_up is None
+
+
+def test_a_signal_while_the_implementation_stops_loses_no_report(tmp_path: Path) -> None:
+    """Every case answered, ``stop`` ignored, SIGTERM during the stop grace: reports whole.
+
+    The implementation used to be stopped before the reports were written, unguarded: the
+    signal in its grace left a traceback, a JSON Lines report without its footer, no other
+    report, and the implementation and its child running.
+    """
+    pidfile, stopped = tmp_path / "pids", tmp_path / "stopped"
+    reports = {n: tmp_path / n for n in ("r.jsonl", "r.xml", "r.html", "r.md", "b.json")}
+    argv = [sys.executable, "-m", "flux_conformance.runner.cli", "run", "--cases", str(MINI)]
+    argv += ["--impl", f"exec:{hostile_command('ignore-stop')}"]
+    argv += ["--json", str(reports["r.jsonl"]), "--junit", str(reports["r.xml"])]
+    argv += ["--html", str(reports["r.html"]), "--markdown", str(reports["r.md"])]
+    argv += ["--badge", str(reports["b.json"])]
+    runner = subprocess.Popen(
+        argv,
+        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_STOPPED": str(stopped)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not stopped.exists() and runner.poll() is None:
+            time.sleep(0.02)
+        assert stopped.exists(), "the runner never asked the implementation to stop"
+        pids = _pids(pidfile, at_least=2)
+        runner.send_signal(signal.SIGTERM)  # within the stop grace
+        _, err = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err, err
+    lines = [json.loads(line) for line in reports["r.jsonl"].read_text().splitlines()]
+    footer = lines[-1]["footer"]
+    assert footer["interrupted"] is False  # every case ran: the reports say so
+    assert sum(footer["total"].values()) == len(lines) - 2
+    assert len(ET.parse(reports["r.xml"]).getroot().findall(".//testcase")) == len(lines) - 2
+    assert "</html>" in reports["r.html"].read_text()
+    assert "| **total** |" in reports["r.md"].read_text()
+    assert json.loads(reports["b.json"].read_text())["schemaVersion"] == 1
+    assert _all_gone(pids), [p for p in pids if _alive(p)]
+    assert not list(tmp_path.glob(".*.tmp"))
