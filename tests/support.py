@@ -55,3 +55,25 @@ def missing_modules(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Make ``import name`` raise ImportError for one test."""
     for name in names:
         monkeypatch.setitem(sys.modules, name, None)
+
+
+def globs_for(ids: list[str], count: int) -> list[str]:
+    """``count`` distinct globs as people write them, several covering each case id."""
+
+    def shapes(i: str) -> list[str]:
+        return [
+            i + "*",
+            *(i[:-k] + "*" for k in (1, 2, 3, 4)),
+            *(i[:-k] + "?" * k for k in (1, 2, 3)),
+            i[:-1] + "[" + i[-1] + "]",
+            i[:-1] + "[!\n]",
+            i[:-2] + "?" + i[-1],
+            i[:-3] + "?*",
+            i[:-2] + "*?",
+            i[:-5] + "*" + i[-2:],
+            i[:-4] + "??*",
+            i[:-3] + "*" + i[-1],
+            i[:-1] + "[!.]*",
+        ]
+
+    return list(dict.fromkeys(p for i in ids for p in shapes(i)))[:count]
