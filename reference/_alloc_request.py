@@ -10,7 +10,7 @@ core or GPU) can never be met from such a pool, so it is refused here as ``unsat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flux_conformance.reference.errors import FormatError
@@ -25,6 +25,7 @@ __all__ = [
     "SlotGroup",
     "SlotOfNodes",
     "UnsatisfiableError",
+    "least",
     "read_vertex",
 ]
 
@@ -176,3 +177,36 @@ def _slot_demand(
         exclusive,
         _demand(_within(node.get("with", []), where), edition),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# A request at its least.
+
+
+def _exactly(value: int) -> Count:
+    return Count(IdSet(((value, value),)))
+
+
+def least(request: Request) -> Request:
+    """The request with every count at its minimum."""
+    if isinstance(request, SlotGroup):
+        return _least_group(request)
+    if isinstance(request, SlotOfNodes):
+        return replace(
+            request,
+            count=_exactly(request.count.min),
+            nodes=_exactly(request.nodes.min),
+            demand=_least_demand(request.demand),
+        )
+    groups = tuple(_least_group(group) for group in request.groups)
+    return replace(request, count=_exactly(request.count.min), groups=groups)
+
+
+def _least_group(group: SlotGroup) -> SlotGroup:
+    return replace(group, count=_exactly(group.count.min), demand=_least_demand(group.demand))
+
+
+def _least_demand(demand: Demand) -> Demand:
+    cores = None if demand.cores is None else _exactly(demand.cores.min)
+    gpus = None if demand.gpus is None else _exactly(demand.gpus.min)
+    return Demand(cores, gpus)

@@ -6,8 +6,8 @@ of that rule (the test named in the function's docstring).
 
 * :func:`largest_acceptable`: the largest acceptable count, worked out without listing the
   counts (test: ``test_largest_is_the_plain_rule``).
-* :class:`Node`: a free rank's free cores and GPUs as int bitsets (test:
-  ``test_lowest_ids_on_bits_and_intervals``).
+* :class:`Node`: a free rank's free cores and GPUs as int bitsets (tests:
+  ``test_lowest_ids_on_bits_and_intervals``, ``test_held_cores_come_back_as_they_were``).
 * :func:`children`: the same cores and GPUs taken on many nodes share one object (the
   ``_MADE`` memo; test: ``test_children_are_shared_only_when_equal``).
 * :class:`Walk`: the free ranks that satisfy the constraint, made as a walk reaches them (test:
@@ -85,6 +85,12 @@ def lowest(ids: int | IdSet, n: int) -> int | IdSet:
     return IdSet(tuple(out))
 
 
+def _with(ids: int | IdSet, part: int | IdSet) -> int | IdSet:
+    if isinstance(ids, int) and isinstance(part, int):
+        return ids | part
+    return _as_idset(ids).union(_as_idset(part))
+
+
 def _without(ids: int | IdSet, part: int | IdSet) -> int | IdSet:
     if isinstance(ids, int) and isinstance(part, int):
         return ids ^ part  # part is a subset of ids
@@ -122,6 +128,31 @@ class Node:
     def take_all(self) -> Children:
         """Take everything still free here."""
         return self.take(self.ncores, self.ngpus)
+
+    def hold(self, part: Children) -> tuple[bool, int, int]:
+        """Set ``part`` (free here) aside for a later request.
+
+        Returns what :meth:`give_back` needs to tell whether the node is untouched again.
+        """
+        cores, gpus = part.core_ids, part.gpu_ids
+        self.cores, self.gpus = _without(self.cores, cores), _without(self.gpus, gpus)
+        self.ncores -= _size(cores)
+        self.ngpus -= _size(gpus)
+        was, self.whole = self.whole, False
+        return was, self.ncores, self.ngpus
+
+    def give_back(self, part: Children, held: tuple[bool, int, int]) -> None:
+        """Free ``part`` again, set aside by :meth:`hold`.
+
+        The node is untouched again if it was before and nothing was taken from it meanwhile.
+        """
+        was, ncores, ngpus = held
+        untouched = was and (self.ncores, self.ngpus) == (ncores, ngpus)
+        cores, gpus = part.core_ids, part.gpu_ids
+        self.cores, self.gpus = _with(self.cores, cores), _with(self.gpus, gpus)
+        self.ncores += _size(cores)
+        self.ngpus += _size(gpus)
+        self.whole = untouched
 
 
 #: The Children made for what nodes take, by their ids: nodes that take the same cores and

@@ -17,7 +17,8 @@ The rules, and where they are applied:
   (:func:`_place_slots`, :func:`_place_nodes`).
 * Several slots with such counts: the request is met whenever the free resources allow, and
   no slot could be made larger from what is still free.  How the free part is shared among
-  the slots is open (readings); the reference's sharing is :func:`_share`.
+  the slots is open (readings); the reference's sharing is :func:`_share`.  Top-level requests
+  are placed in order, each leaving room for the minimums of those after it (:func:`_fit`).
 * Slots and the resources in them are exclusive by default (RFC 14, Resources > exclusive, and
   Reserved Resource Types > slot): a slot's cores and GPUs are never shared, so only free ones
   are taken, and a node inside a slot is taken whole.  A node outside any slot is shared
@@ -32,7 +33,7 @@ The rules, and where they are applied:
   any (RFC 14, Attributes > duration; RFC 20, Execution): :func:`_times`.
 * From the 2026-08-13 texts on, the allocation carries ``nslots``, the slot total, and leaves
   out ``+`` instance-local properties (RFC 20, Execution > nslots and > properties):
-  :func:`_document`.
+  :func:`._alloc_io.write_answer`.
 
 "Never" and "not now" differ: a request the pool cannot meet even with nothing allocated is
 ``unsatisfiable``; one it could meet but not from what is free is ``busy``.  The reference
@@ -51,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flux_conformance.reference import editions
+from flux_conformance.reference._alloc_io import read_input, write_answer
 from flux_conformance.reference._alloc_request import (
     Demand,
     NodeRequest,
@@ -58,6 +60,7 @@ from flux_conformance.reference._alloc_request import (
     SlotGroup,
     SlotOfNodes,
     UnsatisfiableError,
+    least,
 )
 from flux_conformance.reference._alloc_request import read_vertex as _read_vertex
 from flux_conformance.reference._alloc_speed import (
@@ -67,10 +70,9 @@ from flux_conformance.reference._alloc_speed import (
     largest_acceptable,
     most_free_first,
 )
-from flux_conformance.reference._rset_rlite import _join_runs
 from flux_conformance.reference._speed import gc_paused
 from flux_conformance.reference.constraint import compile_constraint, evaluate
-from flux_conformance.reference.errors import FormatError, InvalidError
+from flux_conformance.reference.errors import FormatError
 from flux_conformance.reference.idset import IdSet
 from flux_conformance.reference.jobspec import validate_jobspec
 from flux_conformance.reference.ranges import Count
@@ -373,12 +375,63 @@ def _eligible(jobspec: dict[str, Any], pool: ResourceSet) -> IdSet:
 def _fit(
     requests: Sequence[Request], free: ResourceSet, eligible: IdSet, whole: IdSet
 ) -> tuple[Taken, int]:
-    """Place every request, in order, from ``free``; raises BusyError when one does not fit."""
+    """Place every request, in order, from ``free``; raises BusyError when they do not fit.
+
+    Each request takes what it asks for from what the ones before it left.  When that fails
+    and a request before the last has a count that could have taken less, the requests are
+    placed again so that each leaves room for those after it (:func:`_fit_leaving_room`).
+    """
+    try:
+        taken: Taken = {}
+        nodes = Walk(free, eligible, whole)
+        slots = sum(_PLACE[type(request)](request, nodes, taken) for request in requests)
+    except BusyError:
+        if all(least(request) == request for request in requests[:-1]):
+            raise
+        return _fit_leaving_room(requests, free, eligible, whole)
+    return taken, slots
+
+
+def _fit_leaving_room(
+    requests: Sequence[Request], free: ResourceSet, eligible: IdSet, whole: IdSet
+) -> tuple[Taken, int]:
+    """Several requests with min-only or ranged counts, met whenever their minimums fit.
+
+    First every request at its minimum, in order: if that does not fit, nothing does.  Then
+    each request in order takes what it asks for, with what the minimums of the requests after
+    it took in the first pass set aside, so that each of those still fits when its turn comes.
+    """
     nodes = Walk(free, eligible, whole)
+    room: list[Taken] = []
+    least_slots = 0
+    for request in requests:
+        room.append({})
+        least_slots += _PLACE[type(request)](least(request), nodes, room[-1])
+    try:
+        return _fit_in_turn(requests, room, Walk(free, eligible, whole))
+    except BusyError:
+        # (Each request fits where its minimum did; should one not, the minimums stand.)
+        taken: Taken = {}
+        for part in room:
+            for rank, children in part.items():
+                _merge(taken, rank, children)
+        return taken, least_slots
+
+
+def _fit_in_turn(requests: Sequence[Request], room: list[Taken], nodes: Walk) -> tuple[Taken, int]:
+    by_rank = {node.rank: node for node in nodes}
     taken: Taken = {}
     slots = 0
-    for request in requests:
-        slots += _PLACE[type(request)](request, nodes, taken)
+    for index, request in enumerate(requests):
+        later = [
+            (by_rank[rank], part) for after in room[index + 1 :] for rank, part in after.items()
+        ]
+        held = [node.hold(part) for node, part in later]
+        try:
+            slots += _PLACE[type(request)](request, nodes, taken)
+        finally:
+            for (node, part), token in zip(reversed(later), reversed(held), strict=True):
+                node.give_back(part, token)
     return taken, slots
 
 
@@ -481,7 +534,7 @@ class Pool:
                     raise UnsatisfiableError(f"rank {rank} would hold no core")
         system = jobspec.get("attributes", {}).get("system", {})
         times = _times(system, now, self.resources)
-        return _document(self.resources, taken, slots, times, edition)
+        return write_answer(self.resources, taken, slots, times, edition)
 
 
 def allocate(
@@ -506,68 +559,13 @@ def allocate(
     return Pool.load(pool_doc, allocated).allocate(jobspec, now=now, edition=edition)
 
 
-def _document(
-    pool: ResourceSet,
-    taken: Taken,
-    slots: int,
-    times: tuple[float | None, float | None],
-    edition: str,
-) -> dict[str, Any]:
-    runs = _join_runs((rank, rank, taken[rank]) for rank in sorted(taken))
-    ranks = IdSet.from_ids(sorted(taken))
-    # Host names and properties come from the pool, for the ranks taken.
-    hosts = tuple(map(pool.hostnames.__getitem__, pool.positions(ranks)))
-    rules = editions.edition_named(edition)
-    properties = {}
-    for name, where in pool.properties.items():
-        # RFC 20, Execution > properties (2026-08-13 on): a scheduler leaves instance-local
-        # (+) properties out of the R it allocates.
-        if rules.r_instance_local_properties and name.startswith("+"):
-            continue
-        held = where.intersection(ranks)
-        if held:
-            properties[name] = held
-    result = ResourceSet(tuple(runs), hosts, properties).to_json()
-    execution = result["execution"]
-    if rules.r_nslots:
-        # RFC 20, Execution > nslots (2026-08-13 on): a conforming scheduler writes the total.
-        execution["nslots"] = slots
-    start, end = times
-    if start is not None:
-        execution["starttime"] = start
-    if end is not None:
-        execution["expiration"] = end
-    return result
-
-
 # ---------------------------------------------------------------------------------------------
 # The operation.
 
-_INPUT_KEYS = ("pool", "jobspec", "allocated", "now")
-
 
 def _op_allocate(value: Any, *, edition: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise InvalidError("the input must be an object with pool and jobspec")
-    for key in ("pool", "jobspec"):
-        if key not in value:
-            raise InvalidError(f"the input needs {key}")
-    for key in value:
-        if key not in _INPUT_KEYS:
-            raise InvalidError(f"unknown key {key!r}")
-    allocated = value.get("allocated", [])
-    if not isinstance(allocated, list):
-        raise InvalidError("allocated must be an array of R", path=("allocated",))
-    now = value.get("now")
-    # An optional key is absent or of its schema's type: null is not "not given".
-    if "now" in value and (
-        isinstance(now, bool)
-        or not isinstance(now, int | float)
-        or not now >= 0
-        or now == float("inf")
-    ):
-        raise InvalidError("now must be a finite number >= 0", path=("now",))
-    return allocate(value["pool"], value["jobspec"], allocated=allocated, now=now, edition=edition)
+    pool, jobspec, allocated, now = read_input(value)
+    return allocate(pool, jobspec, allocated=allocated, now=now, edition=edition)
 
 
 OPERATIONS: dict[str, Callable[..., Any]] = {

@@ -280,6 +280,25 @@ def test_two_slot_kinds_with_min_only_counts_share_one_node() -> None:
     assert doc["execution"]["nslots"] == 2
 
 
+def test_requests_one_after_another_leave_room_for_those_after() -> None:
+    """Top-level requests: a min-only one before a fixed one leaves the later its room."""
+    other = {"type": "slot", "label": "t", "count": 1, "with": [core(1)]}
+    doc = alloc_on(ONE_NODE, [slot(1, core({"min": 1})), other])
+    assert per_rank(doc) == {0: ("0-3", "")}
+    assert doc["execution"]["nslots"] == 2
+    two = {"type": "slot", "label": "t", "count": 2, "with": [core({"min": 1})]}
+    doc = alloc_on(ONE_NODE, [slot({"min": 1}, core(1)), two])
+    assert per_rank(doc) == {0: ("0-3", "")}
+    assert doc["execution"]["nslots"] == 4
+    with pytest.raises(allocate.UnsatisfiableError):
+        alloc_on(ONE_NODE, [slot(2, core({"min": 2})), other])
+    exclusive = node(1, {**other}, exclusive=True)
+    pool = {"version": 1, "execution": {**POOL["execution"]}}
+    doc = alloc_on(pool, [node({"min": 1}, slot(1, core(1))), exclusive])
+    assert sorted(per_rank(doc)) == [0, 1, 2, 3]
+    assert doc["execution"]["nslots"] == 4
+
+
 def test_ranged_slots_share_one_node_up_to_their_max() -> None:
     doc = alloc_on(ONE_NODE, [slot(3, core({"min": 1, "max": 2}))])
     assert per_rank(doc) == {0: ("0-3", "")}  # 2 + 1 + 1: none could grow from what is free
@@ -483,3 +502,22 @@ def test_most_free_first_is_the_plain_loop(
         plain.append(best)
         left[best] = (left[best][0] - unit[0], left[best][1] - unit[1])
     assert _alloc_speed.most_free_first(free, unit, k) == plain
+
+
+@given(st.sets(st.integers(0, 20)), st.sets(st.integers(0, 20)), st.booleans(), st.booleans())
+def test_held_cores_come_back_as_they_were(
+    free: set[int], part: set[int], whole: bool, touched: bool
+) -> None:
+    """``hold``/``give_back`` against the plain rule: set aside, then the same node again."""
+    part &= free
+    bits = IdSet.from_ids(free).to_bits()
+    node = _alloc_speed.Node(0, bits, 0, whole, len(free), 0)
+    token = node.hold(Children(IdSet.from_ids(part).to_bits(), 0))
+    assert (node.ncores, node.whole) == (len(free - part), False)
+    assert IdSet.from_bits(node.cores).to_list() == sorted(free - part)
+    if touched and node.ncores:
+        node.take(1, 0)
+    node.give_back(Children(IdSet.from_ids(part).to_bits(), 0), token)
+    taken = 1 if touched and len(free - part) else 0
+    assert node.ncores == len(free) - taken
+    assert node.whole == (whole and not taken)
