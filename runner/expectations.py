@@ -1,10 +1,12 @@
 """Expectations files: the known failures of one implementation, kept honest.
 
 A YAML file lists case ids or glob patterns, each marked ``xfail`` (the implementation is
-known to fail it; ``reason`` says what it does instead, ``issue`` may link a report) or
-``skip`` (do not run it, with a reason).  Strict: an xfail case that passes is *xpassed*
-and fails the run, and an entry that matches no case of the suite is an error, so the file
-never goes stale.  ``write_baseline`` writes such a file from a run's failures.
+known to fail it; ``reason`` says what it does instead, ``issue`` may link a report),
+``xerror`` (it is known to crash, hang or break the protocol on it) or ``skip`` (do not run
+it, with a reason).  Strict: an xfail or xerror case that passes is *xpassed* and fails the
+run, an ``xerror`` case that answers wrongly fails, and an entry that matches no case of the
+suite is an error, so the file never goes stale.  :mod:`runner.baseline` updates such a file
+from a run (``--write-expectations``).
 
 ```yaml
 implementation: flux-core 0.88
@@ -37,17 +39,18 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from flux_conformance.runner._yaml import YamlError, load_document
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.engine import CaseResult, Outcome
 from flux_conformance.runner.errors import ConformanceError
-from flux_conformance.runner.report import compact_json
 
-__all__ = ["Entry", "Expectations", "ExpectationsError", "write_baseline"]
+__all__ = ["STATUSES", "Entry", "Expectations", "ExpectationsError"]
+
+#: An entry's status: ``xfail`` a wrong answer is expected (an errored case is excused too, as
+#: files written before ``xerror`` record crashes so), ``xerror`` a crash, hang or broken
+#: protocol is expected, ``skip`` the case is not run.
+STATUSES = ("xfail", "xerror", "skip")
 
 
 class ExpectationsError(ConformanceError):
@@ -107,8 +110,8 @@ class Expectations:
                 raise ExpectationsError(f"{path}:{line}: unknown fields {sorted(extra)}")
             if not isinstance(raw.get("id"), str) or not raw["id"]:
                 raise ExpectationsError(f"{path}:{line}: 'id' (a case id or glob) is required")
-            if raw.get("status") not in ("xfail", "skip"):
-                raise ExpectationsError(f"{path}:{line}: 'status' must be xfail or skip")
+            if raw.get("status") not in STATUSES:
+                raise ExpectationsError(f"{path}:{line}: 'status' must be xfail, xerror or skip")
             if not isinstance(raw.get("reason"), str) or not raw["reason"].strip():
                 raise ExpectationsError(
                     f"{path}:{line}: 'reason' must say what the implementation does"
@@ -190,11 +193,14 @@ class Expectations:
     def decide(self, result: CaseResult) -> CaseResult:
         """Turn expected failures into xfailed, and unexpected passes into xpassed."""
         entry = self.entry_for(result.case.id)
-        if entry is None or entry.status != "xfail":
+        if entry is None or entry.status == "skip":
             return result
         where = f"{self.path}:{entry.line}"
         if result.fault:
             reason = f"{result.reason}; {where} cannot excuse it: the {result.fault} is at fault"
+            return dataclasses.replace(result, reason=reason)
+        if entry.status == "xerror" and result.outcome is Outcome.FAILED:
+            reason = f"{result.reason}; {where} expects it to error ({entry.reason}): update it"
             return dataclasses.replace(result, reason=reason)
         if result.outcome in (Outcome.FAILED, Outcome.ERRORED):
             reason = f"expected failure ({where}): {entry.reason}; this run: {result.reason}"
@@ -307,51 +313,3 @@ class _Index:
                 if glob.index not in found and any(map(glob.matches, ids[start:end])):
                     found.add(glob.index)
         return set(range(self.size)) - found
-
-
-def write_baseline(
-    path: Path,
-    results: Sequence[CaseResult],
-    *,
-    impl: str,
-    keep: Expectations | None = None,
-) -> None:
-    """Write an expectations file marking every failed or errored case of a run as xfail.
-
-    The ``skip`` entries of ``keep`` (the expectations file the run was held to) are written
-    first, unchanged: a case skipped because asking hangs the implementation was not run, so
-    the run has nothing new to say about it.
-    """
-    entries: list[dict[str, Any]] = []
-    for old in keep.entries if keep is not None else ():
-        if old.status == "skip":
-            kept: dict[str, Any] = {"id": old.pattern, "status": "skip", "reason": old.reason}
-            if old.issue:
-                kept["issue"] = old.issue
-            if old.editions:
-                kept["editions"] = list(old.editions)
-            entries.append(kept)
-    for r in results:
-        if r.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.XFAILED):
-            continue
-        if r.fault:
-            continue  # the adapter or the suite must be fixed; nothing to record about the impl
-        actual = compact_json(r.reply.to_json(), 300) if r.reply else "nothing"
-        expected = compact_json(r.case.expected_json(), 300)
-        entry: dict[str, Any] = {
-            "id": r.case.id,
-            "status": "xfail",
-            "reason": f"{r.outcome.value if r.outcome is not Outcome.XFAILED else 'failed'}: "
-            f"answers {actual} where the case expects {expected}",
-        }
-        if r.case.edition:
-            entry["editions"] = [r.case.edition]
-        entries.append(entry)
-    doc = {"implementation": impl, "expectations": entries}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "# Baseline written by flux-conformance run --write-expectations.\n"
-        "# Review each reason; an xfail that starts passing fails the run.\n"
-        + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100),
-        encoding="utf-8",
-    )

@@ -151,6 +151,11 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         expectations.check_not_stale(c.id for c in suite.cases)
         expectations = expectations.in_edition(edition, suite.editions.names)
         decide, skip = expectations.decide, expectations.skip_reason
+    if args.write_expectations and Path(args.write_expectations).exists():
+        from flux_conformance.runner.expectations import Expectations
+
+        # The baseline to update must load, before the run rather than after it.
+        Expectations.load(Path(args.write_expectations)).check_not_stale(c.id for c in suite.cases)
     preflight(adapter, cases, skip=skip, edition=edition)
     header = Header(
         implementation=adapter.name,
@@ -226,11 +231,28 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     for reason in gave_up:
         if reason:
             print(f"warning: {shown(reason)}", file=err)
-    if args.write_expectations:
-        from flux_conformance.runner.expectations import write_baseline
+    if args.write_expectations and interrupted is None and not any(gave_up):
+        from flux_conformance.runner.baseline import write_baseline
 
-        write_baseline(Path(args.write_expectations), results, impl=adapter.name, keep=expectations)
+        ids = [c.id for c in suite.cases if c.edition in (None, header.edition)]
+        write_baseline(
+            Path(args.write_expectations),
+            results,
+            impl=adapter.name,
+            keep=expectations,
+            suite_ids=ids,
+            edition=header.edition,
+        )
         print(f"wrote {args.write_expectations}", file=err)
+    elif args.write_expectations:
+        if interrupted is not None:
+            print(f"not written: {args.write_expectations} (the run was interrupted)", file=err)
+        elif any(gave_up):
+            print(
+                f"not written: {args.write_expectations} (the implementation could not be run "
+                "to the end)",
+                file=err,
+            )
     if interrupted is not None:
         return exit_status_of(interrupted)
     unmet = unmet_requirements(required, summary.scope())
@@ -283,8 +305,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--write-expectations",
         metavar="FILE",
-        help="write a baseline expectations file from this run's failures (keeping the "
-        "skip entries of the expectations file in use)",
+        help="update FILE (or a copy of the expectations file in use) with this run's "
+        "failures: only the entries of the cases run change, kept reasons and comments stay; "
+        "not written after an interrupted run",
     )
     add_jobs_option(p)
     p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first bad case")

@@ -13,10 +13,11 @@ import pytest
 from support import MINI, fake_command
 
 from flux_conformance.runner.adapters.base import Reply, reply_from_outcome
+from flux_conformance.runner.baseline import write_baseline
 from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.cli import main
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary, judge
-from flux_conformance.runner.expectations import Expectations, write_baseline
+from flux_conformance.runner.expectations import Expectations
 from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report.badge import badge
 
