@@ -28,6 +28,7 @@ __all__ = [
     "DIFF_MAX_VALUES",
     "JUDGE_MAX_CHARS",
     "JUDGE_MAX_VALUES",
+    "MAX_LINE_BYTES",
     "SHOWN_NAME",
     "first_difference",
     "json_size",
@@ -47,6 +48,10 @@ DIFF_MAX_VALUES = 2_000
 #: The longest implementation name or version a report shows.
 SHOWN_NAME = 200
 
+
+#: The longest line of the subprocess protocol, in bytes, its newline not counted: a reply
+#: the runner reads, and a request ``serve`` reads.  Memory stays bounded.
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 #: The longest integer read or written as decimal text: Python's own conversion bound
 #: (``sys.get_int_max_str_digits``).  Case files, replies and ``serve``'s requests hold none

@@ -42,7 +42,7 @@ from flux_conformance.runner.adapters.base import (
     protocol_validator,
     reply_from_outcome,
 )
-from flux_conformance.runner.bounds import MAX_INT_DIGITS, SHOWN_NAME, shown
+from flux_conformance.runner.bounds import MAX_INT_DIGITS, MAX_LINE_BYTES, SHOWN_NAME, shown
 from flux_conformance.runner.signals import deferred
 
 __all__ = [
@@ -54,8 +54,6 @@ __all__ = [
     "SubprocessAdapter",
 ]
 
-#: A reply longer than this is refused (the process is killed): memory stays bounded.
-MAX_LINE_BYTES = 64 * 1024 * 1024
 #: How much of the implementation's stderr is kept for reports.
 STDERR_TAIL = 4096
 #: Consecutive failed starts after which the implementation is given up on.

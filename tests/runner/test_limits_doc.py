@@ -47,6 +47,7 @@ def mib(n: int) -> str:
         f"{subprocess.MAX_INT_DIGITS:,} digits are faults",
         mib(subprocess.MAX_LINE_BYTES) + ", its newline not counted",
         f"{serve.DECODE_DEPTH:,} levels",
+        f"a request line `flux-conformance serve` reads | {mib(serve.MAX_LINE_BYTES)}, its newline",
         f"seconds above 0 and at most {_numbers.SECONDS_MAX:,.0f}",
         f"the counts up to {_numbers.COUNT_MAX:,}",
         f"an integer in a request `serve` decodes | {serve.MAX_INT_DIGITS:,} digits",
@@ -69,6 +70,7 @@ PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
         {5: "five times in a row"}[subprocess.MAX_TIMEOUTS],
         f"over {bounds.JUDGE_MAX_VALUES:,} JSON values or {mib(bounds.JUDGE_MAX_CHARS)}",
         subprocess.TOKEN_VARIABLE,
+        f"A line is at most {mib(serve.MAX_LINE_BYTES)}, its newline not counted",
     ],
 )
 def test_the_protocol_page_gives_the_constant(shown: str) -> None:
