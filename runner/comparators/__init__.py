@@ -57,12 +57,13 @@ The comparators, documented where they are registered:
     slot label is ``task`` conforms.
 ``allocation_rules``
     For ``sched.allocate``: the answer is judged by the scheduling rules of RFC 14, 20 and 31
-    (a valid R, inside the free part of the pool, counts exact or largest acceptable, a slot
-    on one node, exclusive nodes whole, the constraint on every rank, expiration = now +
-    duration, and from the 2026-08-13 texts nslots present and ``+`` properties left out),
-    then against the figures the case determines (``nodes``, ``cores``, ``ranks_within`` ...).
-    It is the one comparator that reads the case's input; each check and its source are
-    listed in :mod:`runner.comparators.allocation`.
+    (a valid R, inside the free part of the pool, the constraint on every rank, divisible
+    into the requested slots with each slot on one node and exclusive nodes whole, no count
+    that what is free would make larger, starttime and expiration from the clock and the
+    duration, and from the 2026-08-13 texts nslots the slot total and ``+`` properties left
+    out), then against the figures the case determines (``nodes``, ``cores``,
+    ``ranks_within`` ...).  It is the one comparator that reads the case's input; each check
+    and its source are listed in :mod:`runner.comparators.allocation`.
 """
 
 from __future__ import annotations
