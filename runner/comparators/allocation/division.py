@@ -37,6 +37,8 @@ from flux_conformance.runner.comparators.allocation.one_rank import (
     OutOfBudget,
     Pair,
     Search,
+    Ways,
+    add_way,
     fits,
     rank_options,
     values,
@@ -151,30 +153,37 @@ def divide(known: dict[str, Any], got: dict[int, Rank]) -> Division:
             spare.append((free, bool(x["untouched"])))
     search = Search(ranks, request, held, rem, spare)
     try:
-        states: dict[tuple[Pair, ...], bool] = {((0, 0),) * len(request): True}
-        memo: dict[Any, dict[tuple[Pair, ...], bool]] = {}
+        states: Ways = {((0, 0),) * len(request): {0}}
+        memo: dict[Any, Ways] = {}
         for rank in sorted(got):
             x = ranks[str(rank)]
             key = (held[rank], rem.get(rank), x["whole"], len(x["all_cores"]), len(x["all_gpus"]))
             if key not in memo:
                 memo[key] = rank_options(search, rank)
             options = memo[key]
-            nxt: dict[tuple[Pair, ...], bool] = {}
-            for vec, ok in states.items():
-                for add, good in options.items():
-                    search.tick()
+            nxt: Ways = {}
+            for vec, masks in states.items():
+                for add, more in options.items():
+                    search.tick(1 + len(masks) * len(more))
                     total = tuple((a[0] + b[0], a[1] + b[1]) for a, b in zip(vec, add, strict=True))
-                    nxt[total] = nxt.get(total, False) or (ok and good)
+                    nxt.setdefault(total, set())
+                    for mask in {m | n for m in masks for n in more}:
+                        add_way(nxt, total, mask)
             states = nxt
             if not states:
                 break
     except OutOfBudget:
         return Division(decided=False)
     out = Division()
-    for vec, ok in states.items():
+    for vec, masks in states.items():
         accepted, keeps, slots = _totals(search, vec)
         if not accepted:
             continue
+        # A move that makes a slot larger counts where the vertex holds that one slot alone.
+        ok = any(
+            not any(mask >> i & 1 and units == 1 for i, (units, _) in enumerate(vec))
+            for mask in masks
+        )
         if not out.found or (ok and keeps and not out.largest):
             out.slots = set()
         out.found = True

@@ -19,7 +19,17 @@ from typing import Any
 
 from flux_conformance.runner.comparators.allocation.counts import above, accepts, smallest
 
-__all__ = ["BUDGET", "OutOfBudget", "Pair", "Search", "fits", "rank_options", "values"]
+__all__ = [
+    "BUDGET",
+    "OutOfBudget",
+    "Pair",
+    "Search",
+    "Ways",
+    "add_way",
+    "fits",
+    "rank_options",
+    "values",
+]
 
 #: Search steps allowed for one answer (far above any case; a hostile input stops here).
 BUDGET = 200_000
@@ -197,8 +207,8 @@ def _node_options(search: Search, vertex: dict[str, Any], rank: int, cap: Pair) 
         options = list(set(merged))
     out = []
     for used, slots, needs, moved in options:
-        # Could another free node take this node's share with one slot larger?
-        swap = any(
+        # A node holding one slot: could another free node hold that slot larger?
+        swap = slots == 1 and any(
             fits((used[0] + n[0], used[1] + n[1]), free)
             for free, untouched in search.spare
             if untouched or not vertex["exclusive"]
@@ -208,44 +218,72 @@ def _node_options(search: Search, vertex: dict[str, Any], rank: int, cap: Pair) 
     return out
 
 
-def rank_options(search: Search, rank: int) -> dict[tuple[Pair, ...], bool]:
-    """Each way the rank serves the vertices: per vertex (units, slots) -> keeps largest."""
+Ways = dict[tuple[Pair, ...], set[int]]
+
+
+def _minimal(masks: set[int]) -> set[int]:
+    """The masks no other mask is inside (fewer moves are what the largest rule wants)."""
+    return {m for m in masks if not any(o != m and o & m == o for o in masks)}
+
+
+def add_way(found: Ways, vec: tuple[Pair, ...], mask: int | None) -> None:
+    """Record a way to ``vec``.
+
+    ``mask`` holds the vertices whose one slot could move and grow; None: a slot could grow
+    where it is (the way breaks the largest rule whatever the totals).
+    """
+    ways = found.setdefault(vec, set())
+    if mask is not None:
+        ways.add(mask)
+        found[vec] = _minimal(ways)
+
+
+def rank_options(search: Search, rank: int) -> Ways:
+    """Each way the rank serves the vertices, as per vertex (units, slots counted).
+
+    Each maps to the masks of its ways in which no slot could grow in place; a mask holds the
+    vertices whose one slot could move to another node and grow there (the largest rule counts
+    that move only where the vertex holds one unit in all, see :mod:`.division`).
+    """
     x = search.ranks[str(rank)]
     held = search.held[rank]
     whole = (len(x["all_cores"]), len(x["all_gpus"]))
     nv = len(search.request)
     zero = ((0, 0),) * nv
-    found: dict[tuple[Pair, ...], bool] = {}
+    found: Ways = {}
     # An exclusive vertex holds the whole rank, alone.
     if x["whole"] and held == whole:
         for i, vertex in enumerate(search.request):
             if not vertex.get("exclusive"):
                 continue
+            vec = (*zero[:i], (1, 0), *zero[i + 1 :])
             if vertex["kind"] == "node":
                 for used, slots, needs, moved in _node_options(search, vertex, rank, whole):
                     if used == (0, 0) and vertex["groups"]:
                         continue
                     left = (whole[0] - used[0], whole[1] - used[1])
-                    ok = not moved and not any(fits(n, left) for n in needs)
+                    grows = any(fits(n, left) for n in needs)
                     vec = (*zero[:i], (1, slots), *zero[i + 1 :])
-                    found[vec] = found.get(vec, False) or ok
+                    add_way(found, vec, None if grows else (1 << i if moved else 0))
             elif whole != (0, 0) and all(
                 vertex[k] is None or values(vertex[k], whole[j])
                 for j, k in enumerate(("core", "gpu"))
             ):
-                vec = (*zero[:i], (1, 0), *zero[i + 1 :])
-                found[vec] = True
+                add_way(found, vec, 0)
     # Shared vertices: what they use sums to exactly what the rank holds.
-    partial: dict[tuple[tuple[Pair, ...], Pair], set[tuple[Needs, bool]]] = {
-        ((), (0, 0)): {(frozenset(), False)}
+    partial: dict[tuple[tuple[Pair, ...], Pair], set[tuple[Needs, int]]] = {
+        ((), (0, 0)): {(frozenset(), 0)}
     }
-    for vertex in search.request:
+    for i, vertex in enumerate(search.request):
         if vertex.get("exclusive"):
             options: list[tuple[Pair, Pair, Needs, bool]] = [((0, 0), (0, 0), frozenset(), False)]
         elif vertex["kind"] == "node":
-            options = [
-                (used, (1, slots) if used != (0, 0) else (0, 0), needs, moved)
+            # Not serving the vertex, or serving it as one of its nodes.
+            options = [((0, 0), (0, 0), frozenset(), False)]
+            options += [
+                (used, (1, slots), needs, moved)
                 for used, slots, needs, moved in _node_options(search, vertex, rank, held)
+                if used != (0, 0)
             ]
         else:
             many = vertex["kind"] == "slot"
@@ -263,22 +301,23 @@ def rank_options(search: Search, rank: int) -> dict[tuple[Pair, ...], bool]:
                 for total, ways in sums.items()
                 for have, was in ways
             ]
-        nxt: dict[tuple[tuple[Pair, ...], Pair], set[tuple[Needs, bool]]] = {}
+        nxt: dict[tuple[tuple[Pair, ...], Pair], set[tuple[Needs, int]]] = {}
         for (vec, used), ways in partial.items():
             for add, part, needs, moved in options:
                 both = (used[0] + add[0], used[1] + add[1])
                 if not fits(both, held):
                     continue
-                for have, was in ways:
+                for have, mask in ways:
                     search.tick()
                     nxt.setdefault(((*vec, part), both), set()).add(
-                        (_reduce(set(have) | needs), was or moved)
+                        (_reduce(set(have) | needs), mask | (1 << i if moved else 0))
                     )
         partial = nxt
     room = search.rem.get(rank, (0, 0))
     for (vec, used), ways in partial.items():
         if used != held or vec == zero:
             continue
-        ok = any(not moved and not any(fits(n, room) for n in needs) for needs, moved in ways)
-        found[vec] = found.get(vec, False) or ok
+        found.setdefault(vec, set())
+        for needs, mask in ways:
+            add_way(found, vec, None if any(fits(n, room) for n in needs) else mask)
     return found
