@@ -362,18 +362,29 @@ def _pool_and_taken(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any
         holders = draw(st.sets(st.integers(0, size - 1)))
         if holders:
             properties[name] = _ids(sorted(holders))
-    pool = {
-        "version": 1,
-        "execution": {
-            "R_lite": [_entry(r, range(c), range(g)) for r, c, g in ranks],
-            "nodelist": [",".join(f"n{r}" for r, _, _ in ranks)],
-            **({"properties": properties} if properties else {}),
-        },
+    own: dict[str, Any] = {
+        "R_lite": [_entry(r, range(c), range(g)) for r, c, g in ranks],
+        "nodelist": [",".join(f"n{r}" for r, _, _ in ranks)],
+        **({"properties": properties} if properties else {}),
     }
-    allocated = [
-        {"version": 1, "execution": {"R_lite": [_entry(r, c, g)], "nodelist": [f"n{r}"]}}
-        for r, c, g in taken
-    ]
+    if draw(st.integers(0, 3)) == 0:
+        own["expiration"] = 5000  # the pool's own end
+    pool = {"version": 1, "execution": own}
+    allocated: list[dict[str, Any]] = []
+    for r, c, g in taken:
+        execution: dict[str, Any] = {"R_lite": [_entry(r, c, g)], "nodelist": [f"n{r}"]}
+        # Sometimes an end: before, at or after the now drawn below (1000), so some have ended.
+        end = draw(st.sampled_from((None, None, 500, 1000, 5000)))
+        if end is not None:
+            execution["expiration"] = end
+        allocated.append({"version": 1, "execution": execution})
+    if allocated and draw(st.integers(0, 7)) == 0:
+        # Now and then an allocated R that is no R (its rank not an idset): the input is invalid.
+        allocated[0] = {
+            "version": 1,
+            "execution": {"R_lite": [_entry(0, [0], [])], "nodelist": ["n0"]},
+        }
+        allocated[0]["execution"]["R_lite"][0]["rank"] = "one"
     return pool, draw(st.sampled_from((allocated, [], allocated[:1])))
 
 
@@ -401,8 +412,10 @@ def _allocation_request(draw: st.DrawFn) -> dict[str, Any]:
     """A pool, what is taken, and a jobspec of one of the shapes the comparator's rules judge.
 
     Shapes: node > slot > core/gpu (the node exclusive or not), slot > core/gpu, and
-    slot > node > core/gpu; counts fixed, min-only, ranged (``+``, ``*``, ``^``) or an idset;
-    a properties constraint, a duration and ``now`` now and then.
+    slot > node > core/gpu, now and then followed by a second slot request; counts fixed,
+    min-only, ranged (``+``, ``*``, ``^``) or an idset; a properties constraint (or its
+    ``not``), a duration (fractional too) and ``now`` now and then; a pool that expires, and
+    allocated Rs that end before, at or after ``now`` (or are no R).
     """
     pool, allocated = draw(_pool_and_taken())
     inner = [draw(_leaf("core"))]
@@ -417,21 +430,38 @@ def _allocation_request(draw: st.DrawFn) -> dict[str, Any]:
             vertex["exclusive"] = draw(st.booleans())
     elif shape == "slot":
         vertex = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": inner}
+        if draw(st.integers(0, 3)) == 0:
+            # One slot of a min-only count: which node it goes to is the point.
+            vertex["count"], vertex["with"] = 1, [{"type": "core", "count": {"min": 1}}]
     else:
         node: dict[str, Any] = {"type": "node", "count": draw(st.integers(1, 2)), "with": inner}
         if draw(st.booleans()):
             node["exclusive"] = False
         vertex = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": [node]}
-    system: dict[str, Any] = {"duration": draw(st.sampled_from((0, 0, 60, 0.5)))}
+    resources = [vertex]
+    tasks = [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}]
+    if draw(st.integers(0, 3)) == 0:
+        # A second request, placed after the first on what it left.
+        aux = {
+            "type": "slot",
+            "label": "aux",
+            "count": draw(st.integers(1, 2)),
+            "with": [draw(_leaf("core"))],
+        }
+        resources.append(aux)
+        tasks.append({"command": ["helper"], "slot": "aux", "count": {"per_slot": 1}})
+    system: dict[str, Any] = {"duration": draw(st.sampled_from((0, 0, 60, 0.5, 60.25)))}
     if draw(st.booleans()):
         names = st.sampled_from(("ssd", "^ssd", "gpu", "^big", "+queue"))
         system["constraints"] = {"properties": draw(st.lists(names, max_size=2))}
+        if draw(st.booleans()):
+            system["constraints"] = {"not": [system["constraints"]]}
     value: dict[str, Any] = {
         "pool": pool,
         "jobspec": {
             "version": 1,
-            "resources": [vertex],
-            "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
+            "resources": resources,
+            "tasks": tasks,
             "attributes": {"system": system},
         },
     }

@@ -18,139 +18,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from flux_conformance.reference.errors import FormatError
-from flux_conformance.reference.operations import DEFAULT_EDITION, EDITIONS, run
+from flux_conformance.reference.operations import DEFAULT_EDITION, EDITIONS
+from zoo import members_allocate  # noqa: F401  (registers the sched.allocate members)
+from zoo._framework import (
+    MEMBERS,
+    Member,
+    Outcome,
+    Ref,
+    WrongImplementation,
+    member,
+)
+from zoo._framework import copy_json as _copy
+from zoo._framework import err as _err
+from zoo._framework import map_output as _map_output
+from zoo._framework import ok as _ok
+from zoo._framework import retry as _retry
+from zoo._framework import walk as _walk
 
-__all__ = ["MEMBERS", "Member", "WrongImplementation"]
-
-Outcome = dict[str, Any]
-
-
-def _ok(value: Any) -> Outcome:
-    return {"output": value}
-
-
-def _err(category: str) -> Outcome:
-    return {"error": {"category": category, "message": "refused (zoo member)"}}
-
-
-class Ref:
-    """The reference, in the edition of the request being answered."""
-
-    def __init__(self, operation: str, edition: str | None) -> None:
-        self.operation = operation
-        self.edition = edition
-
-    def op(self, operation: str, value: Any, edition: str | None = None) -> Outcome:
-        """The reference's outcome for ``operation`` on ``value``."""
-        try:
-            return _ok(run(operation, value, edition=edition or self.edition))
-        except FormatError as exc:
-            return {"error": {"category": exc.category, "message": str(exc)}}
-
-    def __call__(self, value: Any) -> Outcome:
-        return self.op(self.operation, value)
-
-
-Bug = Callable[[Any, Ref], "Outcome | None"]
-
-
-@dataclass(frozen=True)
-class Member:
-    """One wrong implementation: ``bug`` applied to one operation."""
-
-    name: str
-    operation: str
-    like: str
-    bug: Bug
-    witness: Any
-
-    @property
-    def description(self) -> str:
-        """The first line of the bug's docstring."""
-        return (self.bug.__doc__ or "").strip().splitlines()[0]
-
-
-MEMBERS: list[Member] = []
-
-
-def member(operation: str, *, like: str, witness: Any) -> Callable[[Bug], Bug]:
-    """Register ``bug`` as a member breaking ``operation`` (named after the function)."""
-
-    def register(bug: Bug) -> Bug:
-        name = f"{operation}/{bug.__name__.strip('_').replace('_', '-')}"
-        MEMBERS.append(Member(name, operation, like, bug, witness))
-        return bug
-
-    return register
-
-
-class WrongImplementation:
-    """An in-process implementation that is the reference except for one member's bug."""
-
-    def __init__(self, item: Member) -> None:
-        self.member = item
-        self.name = f"zoo:{item.name}"
-        self.operations = (item.operation,)
-
-    def run(self, operation: str, value: Any, /, **options: Any) -> Outcome:
-        """The bug's answer where it departs, else the reference's."""
-        ref = Ref(operation, options.get("edition"))
-        if operation == self.member.operation:
-            changed = self.member.bug(value, ref)
-            if changed is not None:
-                return changed
-        return ref(value)
-
-
-# -- helpers ---------------------------------------------------------------------------------
+__all__ = ["MEMBERS", "Member", "Ref", "WrongImplementation"]
 
 _NUMBER = re.compile(r"\d+")
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    """Every dict and list inside ``node``, ``node`` first."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            yield item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            yield item
-            stack.extend(item)
-
-
-def _copy(value: Any) -> Any:
-    return json.loads(json.dumps(value))
-
-
-def _retry(value: Any, ref: Ref, fix: Callable[[Any], Any]) -> Outcome | None:
-    """Where the reference refuses ``value``, answer as it does for ``fix(value)`` instead."""
-    first = ref(value)
-    if "output" in first:
-        return None
-    try:
-        fixed = fix(_copy(value))
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return None
-    if fixed is None or fixed == value:
-        return None
-    second = ref(fixed)
-    return second if "output" in second else None
-
-
-def _map_output(value: Any, ref: Ref, change: Callable[[Any], Any]) -> Outcome | None:
-    first = ref(value)
-    if "output" not in first:
-        return None
-    try:
-        return _ok(change(_copy(first["output"])))
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return None
 
 
 def _idset(text: str, ref: Ref) -> list[int]:
@@ -1862,172 +1751,6 @@ def select_numbers_as_strings(value: Any, ref: Ref) -> Outcome | None:
         if got.get("output"):
             names.append(name)
     return _ok(sorted(names))
-
-
-# -- sched.allocate --------------------------------------------------------------------------
-
-_POOL4 = {
-    "version": 1,
-    "execution": {
-        "R_lite": [{"rank": "0-3", "children": {"core": "0-3", "gpu": "0"}}],
-        "nodelist": ["n[0-3]"],
-        "properties": {"ssd": "1,3"},
-    },
-}
-
-
-def _request(resources: list[Any], **system: Any) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "resources": resources,
-        "tasks": [{"command": ["app"], "slot": "task", "count": {"per_slot": 1}}],
-        "attributes": {"system": {"duration": 0, **system}},
-    }
-
-
-def _one_core_nodes(count: Any, **extra: Any) -> list[Any]:
-    slot = {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 1}]}
-    return [{"type": "node", "count": count, "with": [slot], **extra}]
-
-
-def _with_jobspec(value: Any, ref: Ref, change: Callable[[Any], Any]) -> Outcome | None:
-    """The reference's answer for ``value`` with its jobspec changed (None: no change)."""
-    if not isinstance(value, dict) or not isinstance(value.get("jobspec"), dict):
-        return None
-    changed = _copy(value)
-    change(changed["jobspec"])
-    return None if changed == value else ref(changed)
-
-
-@member(
-    "sched.allocate",
-    like="a scheduler that reads the pool and not what is already allocated",
-    witness={
-        "pool": _POOL4,
-        "jobspec": _request(_one_core_nodes(4)),
-        "allocated": [
-            {
-                "version": 1,
-                "execution": {
-                    "R_lite": [{"rank": "0", "children": {"core": "0-3"}}],
-                    "nodelist": ["n0"],
-                },
-            }
-        ],
-    },
-)
-def allocations_ignored(value: Any, ref: Ref) -> Outcome | None:
-    """Schedules from the whole pool, as if nothing were allocated."""
-    if not isinstance(value, dict) or not value.get("allocated"):
-        return None
-    return ref({k: v for k, v in value.items() if k != "allocated"})
-
-
-def _at_least_as_exact(jobspec: Any) -> None:
-    for vertex in _walk(jobspec.get("resources", [])):
-        if isinstance(vertex, dict) and "count" in vertex:
-            count = vertex["count"]
-            if isinstance(count, dict) and "min" in count:
-                vertex["count"] = count["min"]
-            elif isinstance(count, str) and re.fullmatch(r"\d+[+-].*", count):
-                vertex["count"] = int(_NUMBER.findall(count)[0])
-
-
-@member(
-    "sched.allocate",
-    like="a scheduler that gives the minimum of a ranged count (flux-core's per-slot counts)",
-    witness={"pool": _POOL4, "jobspec": _request(_one_core_nodes({"min": 1}))},
-)
-def ranged_counts_at_minimum(value: Any, ref: Ref) -> Outcome | None:
-    """Allocates the minimum of every min-only or ranged count."""
-    return _with_jobspec(value, ref, _at_least_as_exact)
-
-
-@member(
-    "sched.allocate",
-    like="constraints not applied",
-    witness={
-        "pool": _POOL4,
-        "jobspec": _request(_one_core_nodes(1), constraints={"properties": ["ssd"]}),
-    },
-)
-def constraint_ignored(value: Any, ref: Ref) -> Outcome | None:
-    """Ignores attributes.system.constraints."""
-    return _with_jobspec(
-        value, ref, lambda js: js.get("attributes", {}).get("system", {}).pop("constraints", None)
-    )
-
-
-@member(
-    "sched.allocate",
-    like="a pool that leaves the times to the job manager (flux-core's Rv1Pool)",
-    witness={"pool": _POOL4, "jobspec": _request(_one_core_nodes(1), duration=60), "now": 10},
-)
-def no_expiration(value: Any, ref: Ref) -> Outcome | None:
-    """Writes no expiration, whatever the duration."""
-    return _map_output(
-        value,
-        ref,
-        lambda r: {
-            **r,
-            "execution": {k: v for k, v in r["execution"].items() if k != "expiration"},
-        },
-    )
-
-
-@member(
-    "sched.allocate",
-    like="no difference made between never and not now",
-    witness={
-        "pool": _POOL4,
-        "jobspec": _request(_one_core_nodes(1)),
-        "allocated": [
-            {
-                "version": 1,
-                "execution": {
-                    "R_lite": [{"rank": "0-3", "children": {"core": "0-3"}}],
-                    "nodelist": ["n[0-3]"],
-                },
-            }
-        ],
-    },
-)
-def busy_as_never(value: Any, ref: Ref) -> Outcome | None:
-    """Reports a request that only waits for resources as one that can never run."""
-    first = ref(value)
-    if first.get("error", {}).get("category") == "busy":
-        return _err("unsatisfiable")
-    return None
-
-
-def _shared_nodes(jobspec: Any) -> None:
-    for vertex in _walk(jobspec.get("resources", [])):
-        if isinstance(vertex, dict) and vertex.get("type") == "slot":
-            for child in vertex.get("with", []):
-                if isinstance(child, dict) and child.get("type") == "node":
-                    child.setdefault("exclusive", False)
-
-
-@member(
-    "sched.allocate",
-    like="nodes inside a slot shared by default (flux-core's Rv1Pool)",
-    witness={
-        "pool": _POOL4,
-        "jobspec": _request(
-            [
-                {
-                    "type": "slot",
-                    "count": 1,
-                    "label": "task",
-                    "with": [{"type": "node", "count": 1, "with": [{"type": "core", "count": 1}]}],
-                }
-            ]
-        ),
-    },
-)
-def slot_nodes_shared(value: Any, ref: Ref) -> Outcome | None:
-    """Takes only the asked-for cores of a node inside a slot, not the whole node."""
-    return _with_jobspec(value, ref, _shared_nodes)
 
 
 # Each member as a module attribute, so that any command can load it by name, e.g.

@@ -4,7 +4,9 @@ The cases catch every member (test_zoo.py); this checks the other tool that find
 cases: a bounded differential run of the reference against a wrong implementation must find a
 disagreement, and write it as a case.  The members chosen span the operations that have input
 strategies and the kinds of bug (off-by-one at the end of long ranges, wrapping, sorting,
-padding, defaults, precedence, trimming).
+padding, defaults, precedence, trimming), and every wrong scheduler of ``sched.allocate`` (the
+reference's twins, tests/zoo/members_allocate.py): each within the run's time bound, marked
+slow (about half a minute each).
 """
 
 from __future__ import annotations
@@ -28,11 +30,19 @@ FOUND_BY_DIFF = (
 )
 
 
+#: Every wrong scheduler: diff must find each one too.
+SCHEDULERS = tuple(m.name for m in MEMBERS if m.operation == "sched.allocate")
+
+
 def test_the_chosen_members_exist() -> None:
     assert set(FOUND_BY_DIFF) <= {m.name for m in MEMBERS}
+    assert len(SCHEDULERS) >= 40
 
 
-@pytest.mark.parametrize("name", FOUND_BY_DIFF)
+@pytest.mark.parametrize(
+    "name",
+    [*FOUND_BY_DIFF, *(pytest.param(n, marks=pytest.mark.slow) for n in SCHEDULERS)],
+)
 def test_diff_finds_the_member(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
