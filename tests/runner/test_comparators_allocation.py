@@ -489,3 +489,40 @@ def test_the_adapters_doc_counts_flux_cores_scheduling_findings() -> None:
     path = root / "runner" / "adapters" / "thirdparty" / "expectations" / "flux-core.yaml"
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))["expectations"]
     assert int(stated.group(1)) == sum(e["id"].startswith("sched.allocate.") for e in entries)
+
+
+def _case_input(case_id: str) -> Any:
+    return copy.deepcopy(next(c for c in _CASES if c.id == f"sched.allocate.{case_id}").input)
+
+
+def _right(value: Any, edition: str) -> dict[str, Any]:
+    return run("sched.allocate", copy.deepcopy(value), edition=edition)
+
+
+def test_the_answers_that_used_to_be_accepted_are_refused() -> None:
+    """Wrong answers built from the suite's own inputs, each once accepted by the comparator."""
+    value = _case_input("two-requests-one-after-another")
+    split = r_doc([("0", "0-2"), ("1", "0-1")], "n[0-1]")  # the 4-core slot: 3 + 1
+    for edition in EDITIONS:
+        found = rule_breaches(value, split, reference_oracle(edition))
+        assert next(rule for rule, _ in found) == "division"
+    value = _case_input("two-slot-kinds-per-node")
+    no_gpu = r_gpus([("0", "0-2", "0"), ("1", "0-2", "")], "g[0-1]")
+    assert verdict(value, no_gpu, edition=OLDER).startswith("division:")
+    right = _right(value, NEWER)
+    assert verdict(value, right, edition=NEWER) is None
+    one = {**right, "execution": {**right["execution"], "nslots": 1}}
+    assert verdict(value, one, edition=NEWER).startswith("nslots:")
+    for case_id, extra in (
+        ("fixed-nodes-two-of-four", {"expiration": 3600}),
+        ("fixed-one-core-of-four", {"starttime": 99999}),
+        ("fixed-one-core-of-four", {"starttime": 4_000_000_000}),
+    ):
+        value = _case_input(case_id)
+        for edition in EDITIONS:
+            right = _right(value, edition)
+            assert verdict(value, right, edition=edition) is None
+            # (as the reference answered then: no starttime without now)
+            kept = {k: v for k, v in right["execution"].items() if k != "starttime"}
+            wrong = {**right, "execution": {**kept, **extra}}
+            assert (verdict(value, wrong, edition=edition) or "").startswith("times:"), case_id
