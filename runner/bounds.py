@@ -28,11 +28,14 @@ __all__ = [
     "DIFF_MAX_VALUES",
     "JUDGE_MAX_CHARS",
     "JUDGE_MAX_VALUES",
+    "KEPT_TEXT",
     "MAX_LINE_BYTES",
     "SHOWN_NAME",
     "first_difference",
     "json_size",
+    "needs_escape",
     "shown",
+    "shown_json",
     "too_large_to_judge",
 ]
 
@@ -47,6 +50,10 @@ JUDGE_FACTOR = 4
 DIFF_MAX_VALUES = 2_000
 #: The longest implementation name or version a report shows.
 SHOWN_NAME = 200
+#: The longest text a judged result keeps of an answer (an error's category and message, a
+#: reason, a diff), and of the JSON text of an output too large to judge: results keep no more,
+#: so the runner's memory does not grow with the number of huge answers.
+KEPT_TEXT = 10_000
 
 
 #: The longest line of the subprocess protocol, in bytes, its newline not counted: a reply
@@ -187,10 +194,18 @@ def first_difference(expected: Any, actual: Any, *, budget: int = 10_000_000) ->
     return "no difference found within the walk's budget"
 
 
-# Characters shown as escapes: C0 controls but tab and newline, DEL, C1 controls (ESC and CSI
-# start terminal sequences), surrogates (UTF-8 cannot carry them alone) and the characters
-# XML 1.0 excludes (U+FFFE, U+FFFF).  Carriage return is escaped too: it rewrites a line.
-_UNSHOWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# Characters shown as escapes: C0 controls but tab and newline, DEL, C1 controls (ESC and CSI,
+# U+009B, start terminal sequences), the bidirectional controls (U+202E reverses the text
+# after it, so that a name reads as another), the line and paragraph separators, surrogates
+# (UTF-8 cannot carry them alone) and the characters XML 1.0 excludes (U+FFFE, U+FFFF).
+# Carriage return is escaped too: it rewrites a line.
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff"
+)
+_UNSHOWABLE = re.compile(f"[{_UNSAFE}]")
+#: The same, and tab and newline: what a one-line text (a shell word) must not hold raw.
+_UNSHOWABLE_ON_ONE_LINE = re.compile(f"[\t\n{_UNSAFE}]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -201,6 +216,20 @@ def _escape(match: re.Match[str]) -> str:
 def cut(text: str, limit: int) -> str:
     """``text``, or its first ``limit`` characters saying how long it was."""
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def needs_escape(text: str) -> bool:
+    """Whether ``text`` holds a character :func:`shown` escapes, a tab or a newline."""
+    return _UNSHOWABLE_ON_ONE_LINE.search(text) is not None
+
+
+def shown_json(text: str) -> str:
+    r"""JSON text with each character :func:`shown` escapes written as a JSON ``\u`` escape.
+
+    Such characters can stand in JSON text only inside strings, where the escape means the
+    same character: the value is unchanged, and no reader of the file meets them raw.
+    """
+    return _UNSHOWABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def shown(text: str, limit: int | None = None) -> str:

@@ -20,6 +20,8 @@ from typing import Any
 from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
 from flux_conformance.runner.bounds import (
     DIFF_MAX_VALUES,
+    KEPT_TEXT,
+    cut,
     first_difference,
     json_size,
     too_large_to_judge,
@@ -37,6 +39,7 @@ __all__ = [
     "Scope",
     "Summary",
     "judge",
+    "kept",
     "run_cases",
     "select",
 ]
@@ -101,6 +104,46 @@ class CaseResult:
             if self.fault:
                 out["fault"] = self.fault
         return out
+
+
+def _kept_text(text: str) -> str:
+    """``text`` cut at :data:`~runner.bounds.KEPT_TEXT`, unless it was cut so already."""
+    if len(text) > KEPT_TEXT and not (
+        text[KEPT_TEXT:].startswith("... (") and text.endswith(" characters)")
+    ):
+        return cut(text, KEPT_TEXT)
+    return text
+
+
+def kept(result: CaseResult) -> CaseResult:
+    """``result`` as reports keep it: every text cut at :data:`~runner.bounds.KEPT_TEXT`.
+
+    An output of more than that many JSON values or characters of strings is kept as the
+    start of its JSON text (``Reply.cut``); an error's category and message, an errored
+    answer's reason and stderr, the result's reason and diff are cut (each says how long it was).
+    Judging is done by then: a run holds at most this much of any answer, however many huge
+    answers it gets.
+    """
+    from flux_conformance.runner.report import compact_json  # the reports' own rendering
+
+    reply = result.reply
+    if reply is not None:
+        value = reply.value
+        if reply.kind == "output":
+            if not reply.cut and max(json_size(value, cap=KEPT_TEXT)) > KEPT_TEXT:
+                value = compact_json(value, KEPT_TEXT)
+        elif isinstance(value, str):
+            value = _kept_text(value)
+        reply = dataclasses.replace(
+            reply,
+            value=value,
+            message=_kept_text(reply.message),
+            stderr=_kept_text(reply.stderr),
+            cut=reply.cut or (reply.kind == "output" and value is not reply.value),
+        )
+    return dataclasses.replace(
+        result, reply=reply, reason=_kept_text(result.reason), diff=_kept_text(result.diff)
+    )
 
 
 @dataclass(frozen=True)
@@ -467,4 +510,4 @@ def run_cases(
             judge(case, reply, operations[case.operation], oracle(case.edition or edition)),
             seconds=seconds,
         )
-        yield decide(result) if decide else result
+        yield kept(decide(result) if decide else result)

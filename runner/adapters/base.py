@@ -84,11 +84,14 @@ class Reply:
     message: str = ""
     stderr: str = ""
     adapter_fault: bool = False
+    #: The output was too large to keep: ``value`` is the start of its JSON text
+    #: (:func:`runner.engine.kept`).
+    cut: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The reply as it appears in reports."""
         if self.kind == "output":
-            return {"output": self.value}
+            return {"output": self.value, "cut": True} if self.cut else {"output": self.value}
         if self.kind == "error":
             return {"error": {"category": self.value, "message": self.message}}
         if self.kind == "unsupported":

@@ -19,6 +19,7 @@ from typing import IO
 
 from flux_conformance import runner
 from flux_conformance.runner.atomic import write_atomic
+from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import (
     UsageError,
     add_jobs_option,
@@ -37,6 +38,7 @@ from flux_conformance.runner.commands._common import (
 )
 from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.report import shell_command
 
 __all__ = ["add_parser", "main"]
 
@@ -120,12 +122,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         unmet = unmet_requirements(required, summary.scope())
         line = verdict_line(summary, interrupted=False) + "".join(f"; {u}" for u in unmet)
         verdicts.append(f"- **{md_escape(column.label)}**: {line}")
-        print(f"{column.spec}: {line}", file=err)
+        print(f"{shown(column.spec)}: {line}", file=err)
         if not summary.ok or unmet:
             status = EXIT_FAILED
     argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
     argv += [f"-o={op}" for op in args.operation or ()]
-    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=" ".join(argv))
+    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=shell_command(argv))
     # Each implementation's verdict, with its scope, right under the title.
     title, _, rest = markdown.partition("\n\n")
     markdown = "\n\n".join([title, "## Verdicts\n\n" + "\n".join(verdicts), rest])
@@ -133,7 +135,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         stream.write(markdown)
     if args.html:
         write_atomic(args.html, matrix_html(matrix))
-        print(f"wrote {args.html}", file=err)
+        print(f"wrote {shown(args.html)}", file=err)
     return status
 
 

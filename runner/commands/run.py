@@ -243,21 +243,17 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
             suite_ids=ids,
             edition=header.edition,
         )
-        print(f"wrote {args.write_expectations}", file=err)
+        print(f"wrote {shown(args.write_expectations)}", file=err)
     elif args.write_expectations:
-        if interrupted is not None:
-            print(f"not written: {args.write_expectations} (the run was interrupted)", file=err)
-        elif any(gave_up):
-            print(
-                f"not written: {args.write_expectations} (the implementation could not be run "
-                "to the end)",
-                file=err,
-            )
+        why = "the run was interrupted"
+        if interrupted is None:
+            why = "the implementation could not be run to the end"
+        print(f"not written: {shown(args.write_expectations)} ({why})", file=err)
     if interrupted is not None:
         return exit_status_of(interrupted)
     unmet = unmet_requirements(required, summary.scope())
     for line in unmet:
-        print(f"does not conform: {line}", file=err)
+        print(f"does not conform: {shown(line)}", file=err)
     return EXIT_OK if summary.ok and not unmet else EXIT_FAILED
 
 

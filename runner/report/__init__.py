@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from flux_conformance.runner.atomic import write_atomic
-from flux_conformance.runner.bounds import WRITTEN_INT_BITS, integer_described, shown
+from flux_conformance.runner.bounds import (
+    WRITTEN_INT_BITS,
+    integer_described,
+    needs_escape,
+    shown,
+)
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 
 __all__ = [
@@ -24,6 +29,8 @@ __all__ = [
     "Reporter",
     "compact_json",
     "replay_command",
+    "shell_command",
+    "shell_word",
     "shown",
     "verdict",
     "verdict_line",
@@ -227,8 +234,36 @@ def _scalar(value: Any, limit: int) -> str:
     return shown(repr(value)[:limit])
 
 
+def shell_word(arg: str) -> str:
+    r"""``arg`` as one shell word that a POSIX shell reads back as exactly ``arg``.
+
+    :func:`shlex.quote` where every character of ``arg`` is safe to show; else bash's
+    ``$'...'`` quoting with each unsafe character written as the ``\xHH`` escapes of its UTF-8
+    bytes (a byte a path held that is not UTF-8, too): so the word is one line, holds no raw
+    control or bidi character (:func:`runner.bounds.shown` finds nothing to change in it), and
+    pasted into bash, zsh or ksh gives back ``arg`` byte for byte, whatever the locale.
+    """
+    if not needs_escape(arg):
+        return shlex.quote(arg)
+    out = []
+    for char in arg:
+        if char in "\\'":
+            out.append("\\" + char)
+        elif needs_escape(char) or not char.isprintable():
+            raw = char.encode("utf-8", "surrogateescape")
+            out.append("".join(f"\\x{byte:02x}" for byte in raw))
+        else:
+            out.append(char)
+    return "$'" + "".join(out) + "'"
+
+
+def shell_command(argv: Sequence[str]) -> str:
+    """``argv`` as one line that a shell runs as exactly ``argv`` (see :func:`shell_word`)."""
+    return " ".join(shell_word(arg) for arg in argv)
+
+
 def replay_command(header: Header, result: CaseResult) -> str:
-    """The one-line command that runs just this case again."""
+    """The one-line command that runs just this case again, safe to paste into a shell."""
     argv = ["flux-conformance", "run", "--impl", header.impl_spec, "--id", result.case.id]
     # The edition the case ran in: its own, or the one the run followed.
     argv += ["--edition", result.case.edition or header.edition]
@@ -237,4 +272,4 @@ def replay_command(header: Header, result: CaseResult) -> str:
     argv += header.replay_options
     if header.cases_given:
         argv += ["--cases", header.cases_dir]
-    return shlex.join(argv)
+    return shell_command(argv)

@@ -15,10 +15,10 @@ from flux_conformance.runner.atomic import Replacement
 from flux_conformance.runner.bounds import (
     WRITTEN_INT_BITS,
     integer_described,
-    past_judging_bounds,
+    shown_json,
 )
-from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report import Header, compact_json, verdict_line
+from flux_conformance.runner.engine import CaseResult, Summary, kept
+from flux_conformance.runner.report import Header, verdict_line
 
 __all__ = ["JsonLinesFileReporter", "JsonLinesReporter"]
 
@@ -53,12 +53,9 @@ def _dumps(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         text = json.dumps(_strict(value), ensure_ascii=False, allow_nan=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (valid in JSON text as an escape, not in UTF-8): write escapes.
-        text = json.dumps(json.loads(text), allow_nan=False)
-    return text
+    # Control, bidi and lone surrogate characters (a surrogate is valid in JSON text as an
+    # escape, not in UTF-8) as JSON escapes: the same values, never raw in the file.
+    return shown_json(text)
 
 
 def _encodable(value: Any) -> bool:
@@ -102,20 +99,13 @@ class JsonLinesReporter:
     def case(self, result: CaseResult) -> None:
         """Write one case line.
 
-        An answer too large to judge (see :mod:`runner.bounds`) is kept as the start of its
-        JSON text: ``{"output": "<the first 10,000 characters>", "cut": true}``, so that a
-        report holds at most that much of any answer.
+        The result as :func:`runner.engine.kept` keeps it: an answer too large to judge (see
+        :mod:`runner.bounds`) is the start of its JSON text, ``{"output": "<the first 10,000
+        characters>", "cut": true}``, and every text (an error's category and message, a
+        reason, a diff, stderr) is cut at :data:`~runner.bounds.KEPT_TEXT` characters, so a
+        line holds at most that much of any answer.
         """
-        data = result.to_json()
-        reply = result.reply
-        if (
-            reply is not None
-            and reply.kind == "output"
-            and "actual" in data
-            and past_judging_bounds(reply.value)
-        ):
-            data["actual"] = {"output": compact_json(reply.value, 10_000), "cut": True}
-        self._write({"case": data})
+        self._write({"case": kept(result).to_json()})
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line with the counts."""

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
-from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
+from flux_conformance.runner.engine import CaseResult, Outcome, Summary
+from flux_conformance.runner.report import (
+    FileReporter,
+    Header,
+    compact_json,
+    replay_command,
+    verdict_line,
+)
 
-__all__ = ["MarkdownReporter", "md_code", "md_escape"]
+__all__ = ["MAX_BYTES", "MarkdownReporter", "md_code", "md_escape"]
+
+#: The largest Markdown report, in bytes of UTF-8: a GitHub job summary takes 1 MiB
+#: (1,048,576 bytes) a step, and the action adds a line or two.  Cases past it are counted,
+#: not shown; the other reports hold them.
+MAX_BYTES = 1_000_000
+#: Room kept for the line that says how many cases are not shown.
+_ROOM = 1_000
 
 # Any ASCII punctuation character may be backslash-escaped in CommonMark, and an escaped one
 # is literal.  These are the ones that start emphasis, code, links, raw HTML (``<img>``,
@@ -28,14 +42,22 @@ def md_escape(text: str, limit: int | None = None) -> str:
     return _ACTIVE.sub(r"\\\1", one_line)
 
 
-def md_code(text: str, limit: int | None = None) -> str:
-    """``text`` as an inline code span: on one line, without backticks, ``|`` escaped.
+def md_code(text: str, limit: int | None = None, *, table: bool = True) -> str:
+    r"""``text`` as an inline code span on one line, which Markdown shows as written.
 
-    Markdown shows a code span literally (HTML included); the pipe is escaped because a
-    table cell ends at one even inside a code span.
+    The span is opened and closed by one more backtick than the longest run of backticks in
+    the text (and padded with a space where the text starts or ends with one), so a backtick
+    in the text is shown as it is, never changed.  In a table cell (``table``) a pipe is
+    written ``\|``, which GitHub's tables read back as a pipe even inside a code span;
+    elsewhere nothing in the span is changed: a replay command is shown exactly as it runs.
     """
     one_line = " ".join(shown(text, limit).splitlines())
-    return "`" + one_line.replace("`", "'").replace("|", "\\|") + "`"
+    if table:
+        one_line = one_line.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", one_line)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if one_line[:1] in ("`", " ") or one_line[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{one_line}{pad}{fence}"
 
 
 def _scope_lines(summary: Summary) -> list[str]:
@@ -60,7 +82,7 @@ class MarkdownReporter(FileReporter):
         lines = [
             f"# Conformance report: {name}",
             "",
-            f"{md_escape(h.describe())}: **{outcome}**.",
+            f"{md_escape(h.describe(), 5000)}: **{outcome}**.",
             "",
             *_scope_lines(summary),
             "| operation | " + " | ".join(o.value for o in Outcome) + " |",
@@ -73,18 +95,39 @@ class MarkdownReporter(FileReporter):
         )
         if self._results:
             lines += ["", "## Cases that did not pass", ""]
+        size = len(("\n".join(lines) + "\n").encode("utf-8"))
+        left: Counter[str] = Counter()
         for r in self._results:
-            actual = r.reply.to_json() if r.reply else None
+            block = _case_block(h, r)
+            grown = size + len(("\n".join(block) + "\n").encode("utf-8"))
+            if left or grown > MAX_BYTES - _ROOM:
+                left[r.outcome.value] += 1
+                continue
+            lines += block
+            size = grown
+        if left:
+            tally = ", ".join(f"{n:,} {outcome}" for outcome, n in left.items())
             lines += [
-                f"### {md_code(r.case.id)}: {r.outcome.value}",
-                "",
-                f"- where: {md_code(r.case.location)} (level {r.case.level})",
-                f"- description: {md_escape(r.case.description)}",
-                f"- input: {md_code(compact_json(r.case.input, 500))}",
-                f"- expected: {md_code(compact_json(r.case.expected_json(), 500))}",
-                f"- actual: {md_code(compact_json(actual, 500))}",
-                f"- reason: {md_escape(r.reason, 2000)}",
-                f"- replay: {md_code(replay_command(h, r))}",
+                f"*{left.total():,} more cases that did not pass are not shown here ({tally}): "
+                f"this report keeps under {MAX_BYTES:,} bytes, what a GitHub job summary "
+                "takes. The JSON Lines, JUnit and HTML reports hold every case.*",
                 "",
             ]
         return "\n".join(lines) + "\n"
+
+
+def _case_block(h: Header, r: CaseResult) -> list[str]:
+    """The lines that explain one case that did not pass (each bounded)."""
+    actual = r.reply.to_json() if r.reply else None
+    return [
+        f"### {md_code(r.case.id, table=False)}: {r.outcome.value}",
+        "",
+        f"- where: {md_code(r.case.location, 500, table=False)} (level {r.case.level})",
+        f"- description: {md_escape(r.case.description, 2000)}",
+        f"- input: {md_code(compact_json(r.case.input, 500), table=False)}",
+        f"- expected: {md_code(compact_json(r.case.expected_json(), 500), table=False)}",
+        f"- actual: {md_code(compact_json(actual, 500), table=False)}",
+        f"- reason: {md_escape(r.reason, 2000)}",
+        f"- replay: {md_code(replay_command(h, r), table=False)}",
+        "",
+    ]

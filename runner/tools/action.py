@@ -12,19 +12,37 @@ installs into it, in one pip call, the suite (by default from the action's own c
 ``python:`` implementation, say).  ``run`` runs the suite with every report, appends the
 Markdown report to the job summary, writes the step's outputs (verdict, counts, report
 paths) and exits with the run's own exit status.
+
+Never a stale verdict: the reports of an earlier run in the same folder are removed before
+the run, so a run that cannot start has no report to be read, and its outputs say so
+(``verdict`` ``not run``, no counts) with a line in the summary.  Every output is written in
+the ``name<<DELIMITER`` form with a random delimiter that its value does not hold, so no
+input (an implementation's name with a newline and ``exit-status=0`` in it, say) can write
+an output of its own.  The summary is the Markdown report, which keeps under what a job
+summary takes (``MAX_BYTES`` of ``runner/report/markdown.py``); a larger file is cut at a
+line, saying so.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["install_command", "main", "outputs_of", "packages_of", "run_command"]
+__all__ = [
+    "install_command",
+    "main",
+    "output_lines",
+    "outputs_of",
+    "packages_of",
+    "run_command",
+    "summary_of",
+]
 
 #: The reports ``run`` writes, by output name, and their file names in the reports folder.
 REPORTS = {
@@ -89,6 +107,44 @@ def run_command(env: Mapping[str, str]) -> list[str]:
     return argv
 
 
+#: What GitHub takes of one step's summary (1 MiB); the action appends no more than this.
+SUMMARY_BYTES = 1024 * 1024
+
+#: What a run that wrote no report says, by its exit status.
+NOT_RUN = {
+    2: "a usage error, or a case, requirements or expectations file that does not load",
+    3: "the implementation could not be run",
+}
+
+
+def output_lines(outputs: Mapping[str, str]) -> str:
+    """``$GITHUB_OUTPUT`` text: each output as ``name<<DELIMITER``, its value, ``DELIMITER``.
+
+    The delimiter is random and not in the value, so a value holding a newline and
+    ``name=...`` (or a line like a delimiter) stays inside its own output.
+    """
+    text = []
+    for name, value in outputs.items():
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        while delimiter in value or delimiter in name:  # pragma: no cover - 128 random bits
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        text.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(text)
+
+
+def summary_of(text: str, limit: int = SUMMARY_BYTES) -> str:
+    """``text`` for the job summary: whole when it fits ``limit`` bytes, else cut at a line."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    note = (
+        "\n\n*This summary is cut here: the Markdown report is larger than a job summary "
+        "takes. Every case is in the reports uploaded with the run.*\n"
+    )
+    room = limit - len(note.encode("utf-8"))
+    head = text.encode("utf-8")[:room].decode("utf-8", "ignore")
+    return head[: head.rfind("\n") + 1] + note
+
+
 def outputs_of(reports: Path, status: int) -> dict[str, str]:
     """The step's outputs, read from the run's JSON Lines report and its exit status."""
     out = {"exit-status": str(status), "reports": str(reports)}
@@ -134,13 +190,21 @@ def _run(env: Mapping[str, str]) -> int:
     reports = Path(env["FC_REPORTS"])
     reports.mkdir(parents=True, exist_ok=True)
     command = run_command(env)
+    for file in REPORTS.values():
+        # An earlier run's report must not be read as this run's.
+        (reports / file).unlink(missing_ok=True)
     print("+ " + shlex.join(command), flush=True)
     status = subprocess.run(command, check=False).returncode
     outputs = outputs_of(reports, status)
-    _append(env.get("GITHUB_OUTPUT"), "".join(f"{key}={value}\n" for key, value in outputs.items()))
-    markdown = reports / REPORTS["markdown"]
-    if env.get("FC_SUMMARY", "true").strip().lower() == "true" and markdown.is_file():
-        _append(env.get("GITHUB_STEP_SUMMARY"), markdown.read_text(encoding="utf-8") + "\n")
+    _append(env.get("GITHUB_OUTPUT"), output_lines(outputs))
+    if env.get("FC_SUMMARY", "true").strip().lower() == "true":
+        markdown = reports / REPORTS["markdown"]
+        if markdown.is_file():
+            text = summary_of(markdown.read_text(encoding="utf-8") + "\n")
+        else:
+            why = NOT_RUN.get(status, "no report was written")
+            text = f"**flux-conformance did not run** (exit status {status}: {why}); see the log.\n"
+        _append(env.get("GITHUB_STEP_SUMMARY"), text)
     return status
 
 

@@ -13,6 +13,11 @@ Bounds (docs/limits.md, "an answer the runner judges"): every such run ends with
 the runner's own process peaks under 1 GiB (the implementation's memory is its own; the
 runner's peak is read in the process that ran it).  A run over the memory
 bound is reported as missing its target, whatever its time.
+
+Many huge answers in one run: the 5,000,000-integer list for each of 18, then 36 cases
+(docs/limits.md, "what a result keeps of an answer").  The runner keeps the cut form of each
+answer, not the answer, so its peak must not grow with their number: the run of 36 peaks at
+most 10 % (and 32 MiB) above the run of 18, and each takes at most 10 s an answer.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ RUNS = (
 #: The bounds the issue of hostile answers set: seconds for a run, bytes of the runner's peak.
 SECONDS = 10.0
 PEAK = 1024**3
+#: The numbers of huge answers in one run, and how much more the larger run may peak.
+MANY = (18, 36)
+GROWTH = 1.10
+GROWTH_BYTES = 32 * 2**20
 
 #: Runs ``flux-conformance run`` in this process, then prints the process's peak RSS (bytes):
 #: ``VmHWM`` where ``/proc`` has it (getrusage's figure also counts, on Linux, the memory of
@@ -58,12 +67,24 @@ sys.exit(0 if code in (0, 1) else code)
 """
 
 
-def _run(kind: str, case: str) -> int:
-    """One whole run; the runner's peak RSS in bytes."""
+def _ids(count: int) -> list[str]:
+    """The first ``count`` ``idset.decode`` cases of every edition."""
+    from flux_conformance.runner.cases import load_suite
+
+    ids = [c.id for c in load_suite().cases if c.operation == "idset.decode" and not c.edition]
+    if len(ids) < count:
+        raise RuntimeError(f"the suite has {len(ids)} idset.decode cases, not {count}")
+    return ids[:count]
+
+
+def _run(kind: str, case: str | list[str]) -> int:
+    """One whole run (of one case, or of each of a list); the runner's peak RSS in bytes."""
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
         work = Path(tmp)
         impl = f"exec:{sys.executable} {FAKES / 'hostile_impl.py'} {kind}"
-        argv = ["run", "--impl", impl, "--id", case, "--timeout", "60"]
+        argv = ["run", "--impl", impl, "--timeout", "60"]
+        for one in [case] if isinstance(case, str) else case:
+            argv += ["--id", one]
         for flag, name in (("--junit", "r.xml"), ("--json", "r.jsonl")):
             argv += [flag, str(work / name)]
         argv += ["--markdown", str(work / "r.md"), "--html", str(work / "r.html")]
@@ -96,6 +117,22 @@ def benches() -> list[Bench]:
                 stats=f"runner peak {peak / 2**20:,.0f} MiB (bound {PEAK / 2**20:,.0f} MiB)",
             )
         )
+    peaks = {count: _run("huge-list", _ids(count)) for count in MANY}
+    few, many = (peaks[count] for count in MANY)
+    flat = many <= max(few * GROWTH, few + GROWTH_BYTES)
+    out.append(
+        Bench(
+            f"run against {MANY[-1]} huge answers (5,000,000 integers each)",
+            lambda: _run("huge-list", _ids(MANY[-1])),
+            # A peak that grows with the number of answers misses the target whatever its time.
+            SECONDS * MANY[-1] if flat and many < PEAK else 0.0,
+            repeat=1,
+            stats=", ".join(
+                f"runner peak (VmHWM) {peaks[count] / 2**20:,.0f} MiB for {count} answers"
+                for count in MANY
+            ),
+        )
+    )
     return out
 
 

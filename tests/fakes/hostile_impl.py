@@ -26,7 +26,9 @@ Hello (then the right answer to every case):
 * ``hello-surrogate``: version ``"\\ud800"``;
 * ``hello-huge-name``: a name of 20 MB;
 * ``hello-markup``: a name and version holding a newline, a Markdown heading, raw HTML and
-  terminal escapes.
+  terminal escapes;
+* ``bidi``: a name and version holding U+009B (CSI), U+202E (right-to-left override) and
+  U+200F, and every case refused with a category and a message holding them too.
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
 grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case;
@@ -110,6 +112,8 @@ def hello():
     elif KIND == "hello-markup":
         name = "evil\n# Injected heading\n<img src=x onerror=alert(1)><details open>"
         version = "1\x1b[2J\x1b]0;owned\x07 | col"
+    elif KIND == "bidi":
+        name, version = "hostile\u202e\u009b[2Jbidi", "1\u009b\u200f"
     if KIND == "setsid-hang":
         start_escapees()
     if KIND == "ignore-stop":
@@ -161,6 +165,9 @@ def answer(msg):
         sys.stderr.write("\x1b[2J\x1b]8;;http://example.invalid\x07link\x00\x1b[31mred\n")
         sys.stderr.flush()
         os._exit(3)
+    elif KIND == "bidi":
+        error = {"category": "evil\u202eyrogetac\u009b", "message": "m\u202e\u009b\u200f"}
+        write(json.dumps({"seq": seq, "error": error}))
     elif KIND in ("setsid-hang", "hang"):
         time.sleep(3600)
     else:

@@ -25,6 +25,7 @@ import jsonschema
 import pytest
 import yaml
 from support import MINI, ROOT, fake_command
+from test_action_outputs import github_outputs
 
 from flux_conformance.runner.tools import action as steps
 
@@ -140,9 +141,8 @@ def run_action(action_path: Path, work: Path, temp: Path, **given: str) -> Ran:
         log.append(done.stdout + done.stderr)
         status = status or done.returncode
         if "id" in step:
-            lines = output_file.read_text().splitlines()
             context["steps"][step["id"]] = {  # type: ignore[index]
-                "outputs": dict(line.split("=", 1) for line in lines if "=" in line)
+                "outputs": github_outputs(output_file.read_text())
             }
     outputs = {k: _fill(v["value"], context) for k, v in action["outputs"].items()}
     return Ran(outputs, summary.read_text(), status, "\n".join(log), skipped)

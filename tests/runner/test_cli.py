@@ -227,25 +227,29 @@ def test_exec_transport_through_cli(capsys):
 
 
 class _DeepOutput:
-    """Answers every case with an output nested 50,000 levels deep.
+    """Answers every case with an output nested ``DEPTH`` levels deep.
 
     Deep enough for no JSON encoder to follow, and small enough to be judged (a larger answer
-    is too large to judge, and kept in the JSON report only as its start).
+    is too large to judge); an answer of more than 10,000 values is kept, in every report, only
+    as the start of its JSON text.
     """
+
+    DEPTH = 5_000
 
     def run(self, operation, input, **options):
         deep: list = []
-        for _ in range(50_000):
+        for _ in range(self.DEPTH):
             deep = [deep]
         return {"output": deep}
 
 
-def test_deep_output_is_reported_not_crashed(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("depth", [5_000, 50_000])
+def test_deep_output_is_reported_not_crashed(capsys, tmp_path, monkeypatch, depth):
     import sys
     import types
 
     module = types.ModuleType("deep_output_impl")
-    module.Impl = _DeepOutput
+    module.Impl = type("Impl", (_DeepOutput,), {"DEPTH": depth})
     monkeypatch.setitem(sys.modules, "deep_output_impl", module)
     jsonl, md, html, junit = (tmp_path / n for n in ("r.jsonl", "r.md", "r.html", "r.xml"))
     code, out, _ = _run(
@@ -269,4 +273,8 @@ def test_deep_output_is_reported_not_crashed(capsys, tmp_path, monkeypatch):
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
     assert len(lines) == 7
     assert lines[1]["case"]["outcome"] == "failed"
-    assert "not representable" in json.dumps(lines[1])
+    if depth > 10_000:  # kept as the start of its JSON text
+        assert lines[1]["case"]["actual"]["cut"] is True
+        assert lines[1]["case"]["actual"]["output"].startswith("[[[[")
+    else:
+        assert "not representable" in json.dumps(lines[1])

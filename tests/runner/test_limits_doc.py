@@ -10,8 +10,8 @@ from flux_conformance.runner import _yaml, bounds
 from flux_conformance.runner.adapters import subprocess
 from flux_conformance.runner.commands import _numbers
 from flux_conformance.runner.comparators import constraint
-from flux_conformance.runner.report import junit
-from flux_conformance.runner.tools import serve
+from flux_conformance.runner.report import junit, markdown
+from flux_conformance.runner.tools import action, serve
 
 TEXT = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
 
@@ -42,6 +42,11 @@ def mib(n: int) -> str:
         f"{constraint.MAX_TARGETS:,} targets",
         f"{bounds.SHOWN_NAME} characters, on one line",
         f"JUnit {junit._REASON:,} ({junit._BODY:,} for a failure's body)",
+        f"{bounds.KEPT_TEXT:,} characters of any text",
+        f"the Markdown report | {markdown.MAX_BYTES:,} bytes",
+        f"no more than {mib(action.SUMMARY_BYTES)} to the summary",
+        f"more than {bounds.KEPT_TEXT:,} JSON values or characters as the first "
+        f"{bounds.KEPT_TEXT:,} characters",
         f"{subprocess.MAX_TIMEOUTS} in a row (`--max-timeouts N`",
         f"{subprocess.MAX_START_FAILURES} in a row",
         f"{subprocess.MAX_INT_DIGITS:,} digits are faults",
