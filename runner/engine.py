@@ -510,4 +510,7 @@ def run_cases(
             judge(case, reply, operations[case.operation], oracle(case.edition or edition)),
             seconds=seconds,
         )
-        yield kept(decide(result) if decide else result)
+        out = kept(decide(result) if decide else result)
+        # The whole answer goes now, not when the next one has come: one huge answer at a time.
+        del reply, result
+        yield out

@@ -77,3 +77,22 @@ def globs_for(ids: list[str], count: int) -> list[str]:
         ]
 
     return list(dict.fromkeys(p for i in ids for p in shapes(i)))[:count]
+
+
+def github_outputs(text: str) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` read as GitHub reads it: ``name=value`` or ``name<<DELIMITER``."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                value.append(inner)
+            outputs[name] = "\n".join(value)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs

@@ -24,8 +24,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from support import MINI, ROOT, fake_command
-from test_action_outputs import github_outputs
+from support import MINI, ROOT, fake_command, github_outputs
 
 from flux_conformance.runner.tools import action as steps
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import MINI
+from support import MINI, github_outputs
 
 from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.cases import load_suite
@@ -27,25 +27,6 @@ from flux_conformance.runner.engine import CaseResult, Outcome, Summary
 from flux_conformance.runner.report import Header
 from flux_conformance.runner.report.markdown import MarkdownReporter
 from flux_conformance.runner.tools import action as steps
-
-
-def github_outputs(text: str) -> dict[str, str]:
-    """``$GITHUB_OUTPUT`` read as GitHub reads it: ``name=value`` or ``name<<DELIMITER``."""
-    outputs: dict[str, str] = {}
-    lines = iter(text.split("\n"))
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            value = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                value.append(inner)
-            outputs[name] = "\n".join(value)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-    return outputs
 
 
 @pytest.fixture
