@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from flux_conformance.runner.adapters.base import Adapter
 from flux_conformance.runner.bounds import shown
-from flux_conformance.runner.commands._common import UsageError, add_max_timeouts_option
+from flux_conformance.runner.commands._common import UsageError
 from flux_conformance.runner.commands._numbers import seconds, whole
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 
@@ -30,8 +30,8 @@ EXIT_FOUND = EXIT_FAILED
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the differential search and write the cases it finds."""
-    from flux_conformance.runner.adapters.factory import make_adapter
     from flux_conformance.runner.operations import load_registry
+    from flux_conformance.runner.tools.diff_bounds import MIB, Bounds, bounded
 
     try:
         import hypothesis  # noqa: F401
@@ -59,10 +59,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             edition = bundled().resolve(args.edition)
         except EditionError as exc:
             raise UsageError(str(exc)) from None
+    bounds = Bounds(
+        timeout=args.timeout, memory=args.memory * MIB, answer_bytes=args.max_answer_bytes
+    )
     adapters: list[Adapter] = []
     try:
         for spec in (args.impl, args.against):
-            adapter = make_adapter(spec, timeout=args.timeout, max_timeouts=args.max_timeouts)
+            adapter = bounded(spec, bounds)
             adapters.append(adapter)
             adapter.start()
             if not adapter.supports(args.operation):
@@ -115,12 +118,22 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def _summarise(result: Any, args: argparse.Namespace, err: IO[str]) -> None:
     from flux_conformance.runner.report import compact_json
+    from flux_conformance.runner.tools.diff_bounds import MIB, peak_memory
 
     print(
         f"diff {args.impl} against {args.against} on {result.operation}: "
         f"{result.evaluated} distinct inputs in {result.rounds} round(s), "
         f"{result.seconds:.1f}s, seed {result.seed}"
         + (" (stopped by --seconds)" if result.out_of_time else ""),
+        file=err,
+    )
+    for what, count in sorted(result.over_bounds.items()):
+        side, bound = what.split(" ", 1)
+        name = args.impl if side == "impl" else args.against
+        print(f"  {count} input(s) over the {bound} bound: {shown(name)} (not compared)", file=err)
+    own, child = peak_memory()
+    print(
+        f"  peak memory: {own / MIB:.0f} MiB (diff), {child / MIB:.0f} MiB (largest worker)",
         file=err,
     )
     for side, count in sorted(result.incomparable.items()):
@@ -163,6 +176,23 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--out", metavar="FILE", help="write the cases here (default: stdout)")
     p.add_argument("--cases", metavar="DIR", help="suite to propose requirement ids from")
-    p.add_argument("--timeout", type=seconds(), default=10.0, help="seconds per input (exec: only)")
-    add_max_timeouts_option(p)
+    p.add_argument(
+        "--timeout",
+        type=seconds(),
+        default=10.0,
+        help="seconds per input, for every implementation but the bundled reference",
+    )
+    p.add_argument(
+        "--memory",
+        type=whole(0, 1024 * 1024),
+        default=1024,
+        metavar="MIB",
+        help="address space of each implementation's worker, in MiB (0: not capped)",
+    )
+    p.add_argument(
+        "--max-answer-bytes",
+        type=whole(1, 2**40),
+        default=8 * 1024 * 1024,
+        help="longest output (JSON text) a worker passes on; a longer one is reported as such",
+    )
     p.set_defaults(func=main)

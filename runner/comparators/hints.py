@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flux_conformance.runner.comparators._oracle import Oracle
+from flux_conformance.runner.comparators._oracle import Oracle, Refused
 from flux_conformance.runner.comparators.allocation import facts
 from flux_conformance.runner.comparators.constraint import probes
 from flux_conformance.runner.comparators.shape import count_key
-from flux_conformance.runner.comparators.text import collapse_groups
+from flux_conformance.runner.comparators.text import collapse_groups, idset_runs_past_limits
 
 __all__ = ["HINTS", "Hint", "normalise_resources"]
 
@@ -35,7 +35,13 @@ def _intervals(ids: list[int]) -> list[list[int]]:
 
 
 def _idset(expected: Any, oracle: Oracle) -> dict[str, Any]:
-    return {"intervals": _intervals(oracle("idset.decode", expected))}
+    try:
+        return {"intervals": _intervals(oracle("idset.decode", expected))}
+    except Refused as exc:
+        runs = idset_runs_past_limits(expected) if exc.category == "limit" else None
+        if runs is None:
+            raise
+        return {"intervals": runs}
 
 
 def _hostlist(expected: Any, oracle: Oracle) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Rep
 from flux_conformance.runner.bounds import shown, too_large_to_judge
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
+from flux_conformance.runner.tools.diff_bounds import BoundedAdapter
 
 #: Seconds between two progress reports of a search.
 PROGRESS_EVERY = 2.0
@@ -66,6 +67,9 @@ class DiffResult:
     #: The edition of the specs both implementations were asked to follow (None: each one's
     #: default, and the reference's for judging).
     edition: str | None = None
+    #: Inputs over a bound of the implementation's worker, by bound and side
+    #: (``impl time``, ``against memory``...): reported, not compared.
+    over_bounds: Counter[str] = field(default_factory=Counter)
 
 
 def _outcome(reply: Reply) -> str:
@@ -245,8 +249,11 @@ class _Search:
             self.result.seconds = now - self.started
             self.progress(self.result)
 
-    def round(self, strategy: Any, *, examples: int, seed: int) -> Any:
-        """One hypothesis run failing on a new kind of disagreement; its minimal input."""
+    def round(self, strategy: Any, *, examples: int, seed: int) -> list[Any]:
+        """One hypothesis run failing on a new kind of disagreement: ``[its minimal input]``.
+
+        An empty list when the round found nothing (the input itself may be ``null``).
+        """
         from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import seed as hypothesis_seed
 
@@ -283,17 +290,17 @@ class _Search:
         try:
             test()
         except _Found as exc:
-            return exc.value
+            return [exc.value]
         except unittest.SkipTest:
             self.result.out_of_time = True
-            return smallest[-1] if smallest else None
+            return smallest[-1:]
         except Exception:
             # Flakiness (an implementation answering differently on a replay) or the clock:
             # keep the smallest failure seen, if there is one.
             if not smallest:
                 raise
-            return smallest[-1]
-        return None
+            return smallest[-1:]
+        return []
 
     def fails(self, value: Any, outcomes: tuple[str, ...]) -> bool:
         """Whether ``value`` shows a disagreement of a new kind with these outcomes."""
@@ -376,6 +383,10 @@ def differential(
     strategy = strategy if strategy is not None else STRATEGIES[operation]()
     result = DiffResult(operation, seed, edition=edition)
     start = time.monotonic()
+    for adapter in (impl, against):
+        if isinstance(adapter, BoundedAdapter):
+            # A bounded worker stops each input at the run's end at the latest.
+            adapter.deadline = start + seconds
     search = _Search(
         op,
         impl,
@@ -391,14 +402,18 @@ def differential(
             break
         result.rounds += 1
         found = search.round(strategy, examples=examples, seed=seed)
-        if found is None:
+        if not found:
             break
-        search.record(found)
+        search.record(found[0])
         search.report(every=0)
     for actual, expected in search.replies.values():
         for side, reply in (("impl", actual), ("against", expected)):
             if reply.kind == "unsupported":
                 result.incomparable[side] += 1
+    for side, adapter in (("impl", impl), ("against", against)):
+        if isinstance(adapter, BoundedAdapter):
+            for bound, count in adapter.over.items():
+                result.over_bounds[f"{side} {bound}"] += count
     result.seconds = time.monotonic() - start
     result.out_of_time = result.out_of_time or time.monotonic() >= search.deadline
     return result

@@ -337,10 +337,18 @@ def test_cli_diff_agreement_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert captured.out == ""
 
 
-def test_cli_diff_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_diff_usage_errors(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert main(["diff", "--impl", "reference", "-o", "no.such.op"]) == 2
+    monkeypatch.delitem(STRATEGIES, "R.decode")
     assert main(["diff", "--impl", "reference", "-o", "R.decode"]) == 2
     assert "no input strategy" in capsys.readouterr().err
+    monkeypatch.undo()
+    for bad in (["--timeout", "0"], ["--memory", "-1"], ["--max-answer-bytes", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["diff", "--impl", "reference", "-o", "idset.decode", *bad])
+        assert exc.value.code == 2
     assert main(["diff", "--impl", "python:nonexistent_module_x:Y", "-o", "idset.decode"]) == 3
     with pytest.raises(SystemExit) as exc:
         main(["diff", "-o", "idset.decode"])  # --impl is required
