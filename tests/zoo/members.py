@@ -21,7 +21,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flux_conformance.reference.operations import DEFAULT_EDITION, EDITIONS
-from zoo import members_allocate  # noqa: F401  (registers the sched.allocate members)
+from zoo import (
+    members_allocate,  # noqa: F401  (registers the sched.allocate members)
+    members_documents,  # noqa: F401  (registers diff's findings in R, constraints, jobspecs)
+)
 from zoo._framework import (
     MEMBERS,
     Member,
