@@ -2,7 +2,9 @@
 
 Exit statuses, the same for every command (and the pytest plugin; docs/verdicts.md):
 
-* 0 -- the implementation conforms on what was run;
+* 0 -- nothing is new against the baseline: every case run passed (the verdict says
+  ``conforms``) or departs as its expectations file records (the verdict says which; see
+  :mod:`runner.verdicts`);
 * 1 -- it does not conform: a case failed, errored or passed against its expectations file, a
   required operation (``--require-operation``, ``--require-all``) was not run, or nothing ran;
 * 2 -- a usage error, or a case, requirements or expectations file that does not load (every
@@ -75,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flux-conformance",
         description="Conformance suite for Flux RFC 14/20/22/29/31/35/45/46 formats and "
         "Slurm --extra expressions.",
-        epilog="Exit status: 0 conforms, 1 does not conform, 2 usage or case-file error, "
+        epilog="Exit status: 0 nothing new against the baseline (the verdict says 'conforms' "
+        "only when every case run passed), 1 does not conform, 2 usage or case-file error, "
         "3 the implementation could not be run.",
     )
     parser.add_argument("--version", action=_Version)

@@ -228,8 +228,12 @@ class Scope:
     cases_run: int
     unchecked: int
 
-    def describe(self) -> str:
-        """``on 2 of 21 operations (114 of 1,624 cases); 19 operations unsupported``."""
+    def describe(self, *, unchecked: bool = True) -> str:
+        """``on 2 of 21 operations (114 of 1,624 cases); 19 operations unsupported``.
+
+        ``unchecked=False`` leaves out the count of unchecked refusals (for a verdict that
+        has already given it).
+        """
         text = (
             f"on {len(self.run_operations)} of {self.operations} operations "
             f"({self.cases_run:,} of {self.cases:,} cases)"
@@ -240,7 +244,7 @@ class Scope:
         others = self.operations - len(self.selected_operations)
         if others > 0:
             text += f"; {others} not selected"
-        if self.unchecked:
+        if self.unchecked and unchecked:
             text += f"; {self.unchecked:,} refused without a category (category not checked)"
         return text
 

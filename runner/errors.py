@@ -5,7 +5,8 @@ line catches one class, prints its :meth:`~ConformanceError.lines` and exits wit
 :attr:`~ConformanceError.exit_status`.  The exit statuses every command, the pytest plugin and
 the GitHub action share:
 
-* 0 (:data:`EXIT_OK`) -- the implementation conforms on what was run;
+* 0 (:data:`EXIT_OK`) -- nothing is new against the baseline (the verdict's words, from
+  :mod:`runner.verdicts`, say ``conforms`` only when every case run passed);
 * 1 (:data:`EXIT_FAILED`) -- it does not conform (a case failed, errored or passed unexpectedly,
   or an operation ``--require-operation`` / ``--require-all`` asks for is unsupported);
 * 2 (:data:`EXIT_USAGE`) -- a usage error, or a case, requirements or expectations file that

@@ -85,23 +85,28 @@ def run_command(command: str) -> str:
     text = done.stdout.replace(str(default_cases_dir().resolve()), "SRC/cases")
     text = text.replace(str(ROOT), "SRC")
     if argv[1] == "compare":
-        text = _tables(text, 2)
+        text = _verdicts_and_tables(text, 2)
     return text
 
 
-def _tables(markdown: str, count: int) -> str:
-    """The first ``count`` tables of a Markdown document, a blank line between them."""
-    tables: list[list[str]] = []
+def _verdicts_and_tables(markdown: str, count: int) -> str:
+    """The verdicts and the first ``count`` tables of compare's Markdown, a blank line between.
+
+    The rest of the page (the date of the run, the departures explained) is left out of the
+    README, which says so.
+    """
+    _, _, verdicts = markdown.partition("## Verdicts\n\n")
+    blocks: list[list[str]] = [verdicts.partition("\n\n")[0].splitlines()]
     inside = False
     for line in markdown.splitlines():
         if line.startswith("|"):
             if not inside:
-                tables.append([])
-            tables[-1].append(line)
+                blocks.append([])
+            blocks[-1].append(line)
             inside = True
         else:
             inside = False
-    return "\n\n".join("\n".join(t) for t in tables[:count]) + "\n"
+    return "\n\n".join("\n".join(t) for t in blocks[: count + 1]) + "\n"
 
 
 def tour(text: str) -> list[tuple[str, str, str]]:

@@ -6,8 +6,9 @@ replaces one implementation's file.
 
 Exit statuses are ``run``'s: every implementation is checked before any case runs (one that
 cannot be run stops the command, exit status 3); 1 when any implementation does not conform
-or lacks an operation ``--require-operation`` / ``--require-all`` asks for; 0 when every one
-conforms; a verdict line with its scope is printed for each.
+or lacks an operation ``--require-operation`` / ``--require-all`` asks for; 0 when nothing is
+new against any implementation's baseline; a verdict line with its scope, in the words of
+:mod:`runner.verdicts`, is printed for each.
 """
 
 from __future__ import annotations
@@ -145,9 +146,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "compare",
         help="run several implementations; write a matrix",
         description="Run several implementations over the same cases and write a matrix. "
-        "Exit status: 0 every implementation conforms on what was run, 1 one does not (or a "
-        "required operation was not run), 2 a usage or case-file error, 3 an implementation "
-        "could not be run.",
+        "Exit status: 0 nothing new against any implementation's baseline, 1 one does not "
+        "conform (or a required operation was not run), 2 a usage or case-file error, 3 an "
+        "implementation could not be run.",
     )
     p.add_argument(
         "--impl",

@@ -262,9 +262,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser(
         "run",
         help="run the suite against an implementation",
-        description="Run the selected cases against one implementation. Exit status: 0 it "
-        "conforms on what was run, 1 it does not (or a required operation was not run), 2 a "
-        "usage or case-file error, 3 the implementation could not be run.",
+        description="Run the selected cases against one implementation. Exit status: 0 "
+        "nothing new against the baseline (the verdict says 'conforms' only when every case "
+        "run passed), 1 it does not conform (or a required operation was not run), 2 a usage "
+        "or case-file error, 3 the implementation could not be run.",
     )
     p.add_argument(
         "--impl",

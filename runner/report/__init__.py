@@ -22,6 +22,7 @@ from flux_conformance.runner.bounds import (
     shown,
 )
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
+from flux_conformance.runner.verdicts import judged, verdict_line
 
 __all__ = [
     "FileReporter",
@@ -150,22 +151,8 @@ class FileReporter:
 
 
 def verdict(summary: Summary, *, interrupted: bool) -> str:
-    """The one-word (or three-word) verdict of a run."""
-    if interrupted:
-        return "interrupted"
-    if summary.ok:
-        return "conforms"
-    bad = any(summary.total[o.value] for o in Outcome if o.is_bad)
-    return "does not conform" if bad else "nothing was run"
-
-
-def verdict_line(summary: Summary, *, interrupted: bool) -> str:
-    """The verdict with its scope.
-
-    ``conforms on 2 of 21 operations (114 of 1,624 cases); 19 operations unsupported``: every
-    report says which part of the suite its verdict is about.
-    """
-    return f"{verdict(summary, interrupted=interrupted)} {summary.scope().describe()}"
+    """The words a run's verdict opens with (see :mod:`runner.verdicts`)."""
+    return str(judged(summary.total, interrupted=interrupted))
 
 
 def compact_json(value: Any, limit: int = 2000) -> str:

@@ -9,7 +9,8 @@ import html
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import Outcome, Summary
-from flux_conformance.runner.report import FileReporter, compact_json, replay_command, verdict_line
+from flux_conformance.runner.report import FileReporter, compact_json, replay_command
+from flux_conformance.runner.verdicts import verdict_line
 
 __all__ = ["HtmlReporter"]
 

@@ -19,6 +19,7 @@ from flux_conformance.runner.bounds import (
 )
 from flux_conformance.runner.engine import CaseResult, Summary, kept
 from flux_conformance.runner.report import Header, verdict_line
+from flux_conformance.runner.verdicts import judged
 
 __all__ = ["JsonLinesFileReporter", "JsonLinesReporter"]
 
@@ -116,6 +117,7 @@ class JsonLinesReporter:
                     "ok": summary.ok,
                     "interrupted": interrupted,
                     "verdict": verdict_line(summary, interrupted=interrupted),
+                    "verdict_words": str(judged(summary.total, interrupted=interrupted)),
                 }
             }
         )

@@ -18,8 +18,8 @@ from flux_conformance.runner.report import (
     Header,
     compact_json,
     replay_command,
-    verdict_line,
 )
+from flux_conformance.runner.verdicts import verdict_line
 
 __all__ = ["JUnitReporter"]
 

@@ -18,7 +18,8 @@ from rich.table import Table
 
 from flux_conformance.runner.bounds import SHOWN_NAME, shown
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
-from flux_conformance.runner.report import Header, compact_json, replay_command, verdict_line
+from flux_conformance.runner.report import Header, compact_json, replay_command
+from flux_conformance.runner.verdicts import Verdict, judged, verdict_line
 
 __all__ = ["TerminalReporter"]
 
@@ -189,6 +190,11 @@ class TerminalReporter:
         self.console.print()
         self.console.print(table)
         tally = ", ".join(f"{summary.total[o.value]} {o.value}" for o in columns)
-        style = "green bold" if summary.ok and not interrupted else "red bold"
+        word = judged(summary.total, interrupted=interrupted)
+        style = {Verdict.CONFORMS: "green bold", Verdict.MATCHES_BASELINE: "yellow bold"}.get(
+            word, "yellow bold" if word.exit_ok else "red bold"
+        )
         line = verdict_line(summary, interrupted=interrupted)
-        self.console.print(f"[{style}]{escape(line)}[/{style}]: {tally}")
+        # Any other verdict than these two leads with its counts already.
+        tail = f": {tally}" if word in (Verdict.CONFORMS, Verdict.NOTHING_RUN) else ""
+        self.console.print(f"[{style}]{escape(line)}[/{style}]{tail}")

@@ -167,7 +167,11 @@ def outputs_of(reports: Path, status: int) -> dict[str, str]:
     elif footer.get("interrupted"):
         out["verdict"] = "interrupted"
     else:
-        out["verdict"] = "conforms" if footer.get("ok") else "does not conform"
+        # The words of the report itself (runner/verdicts.py): "conforms" only where nothing
+        # departs.  A footer without them (a report of an older version) never says it.
+        words = footer.get("verdict_words")
+        fallback = "matches its baseline" if footer.get("ok") else "does not conform"
+        out["verdict"] = str(words) if isinstance(words, str) and words else fallback
     return out
 
 

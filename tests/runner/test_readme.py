@@ -57,6 +57,7 @@ def test_the_tour_has_a_run_a_failure_and_a_matrix():
     assert "FAILED" in shown["failure"]
     assert "replay:" in shown["failure"]
     assert "| case | level |" in shown["compare"]
+    assert "clustershell 1.10.1**: matches its baseline: " in shown["compare"]
 
 
 def test_the_two_set_up_commands_are_there_exactly():

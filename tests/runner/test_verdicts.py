@@ -214,7 +214,7 @@ def test_badge_counts_unchecked_refusals_as_not_passed() -> None:
     unchecked = judge(case, Reply("error", "unknown"), op, reference_oracle(None))
     summary = _summary([unchecked], operations=1, cases=1)
     doc = badge([unchecked], summary.scope())
-    assert doc["message"] == "0/1 must (1 unchecked), 1/1 ops"
+    assert doc["message"] == "passes what could be checked: 0/1 must (1 unchecked), 1/1 ops"
     assert doc["color"] == "red"
 
 
