@@ -41,6 +41,7 @@ from flux_conformance import runner
 from flux_conformance.runner.adapters.factory import make_adapter
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands import COMMANDS
+from flux_conformance.runner.commands._common import retire_edition_name
 from flux_conformance.runner.errors import (
     EXIT_USAGE,
     ConformanceError,
@@ -119,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``flux-conformance`` command."""
     args = build_parser().parse_args(argv)
     try:
+        retire_edition_name(args, sys.stderr)
         with _stopping_signals():
             code: int = args.func(args, sys.stdout, sys.stderr)
         with contextlib.suppress(ValueError):  # `serve` closes stdout when it is done

@@ -11,6 +11,7 @@ A case folder without its own ``editions.yaml`` follows the bundled one.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -64,6 +65,15 @@ class Edition:
     aliases: tuple[str, ...]
     summary: str
     revisions: Mapping[str, Revision]
+    #: Names older versions gave this edition: they still select it, with a warning
+    #: (:meth:`Editions.retired_name`), and no list or message shows them.
+    retired: tuple[str, ...] = ()
+
+    @property
+    def newest_revision(self) -> str:
+        """The newest spec text this edition follows, e.g. ``RFC 20 at cfd3836 (2026-08-03)``."""
+        spec, revision = max(self.revisions.items(), key=lambda item: item[1].date)
+        return f"{spec} at {revision.commit} ({revision.date})"
 
     def to_json(self) -> dict[str, Any]:
         """The edition as the export and ``list --editions --json`` write it."""
@@ -103,12 +113,30 @@ class Editions:
         if name is None:
             return self.default
         for edition in self.editions:
-            if name == edition.name or name in edition.aliases:
+            if name == edition.name or name in edition.aliases or name in edition.retired:
                 return edition.name
         known = ", ".join(
             f"{e.name}" + (f" ({', '.join(e.aliases)})" if e.aliases else "") for e in self.editions
         )
-        raise EditionError(f"unknown edition {name!r}; the editions are {known}")
+        shown = [n for e in self.editions for n in (e.name, *e.aliases)]
+        close = difflib.get_close_matches(name, shown, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise EditionError(f"unknown edition {name!r}; the editions are {known}{hint}")
+
+    def retired_name(self, name: str | None) -> str | None:
+        """The warning for ``name`` when it is a retired name of an edition (else None).
+
+        The warning names the edition by its date and its newest spec revision, never by
+        another retired name.
+        """
+        for edition in self.editions:
+            if name is not None and name in edition.retired:
+                return (
+                    f"the edition name {name!r} is retired: it stands for edition "
+                    f"{edition.name}, whose newest spec text is {edition.newest_revision}; "
+                    f"use --edition {edition.name}"
+                )
+        return None
 
 
 def load_editions(path: Path) -> Editions:
@@ -130,7 +158,7 @@ def load_editions(path: Path) -> Editions:
         where = list(error.absolute_path)
         raise EditionError(error.message, doc.line_of(where))
     loaded = editions_from_json(doc.data)
-    names = list(loaded.names) + [a for e in loaded.editions for a in e.aliases]
+    names = list(loaded.names) + [a for e in loaded.editions for a in (*e.aliases, *e.retired)]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise EditionError(f"an edition name or alias is given twice: {twice}")
@@ -148,6 +176,7 @@ def editions_from_json(data: Mapping[str, Any]) -> Editions:
             Edition(
                 name=item["name"],
                 aliases=tuple(item.get("aliases", ())),
+                retired=tuple(item.get("retired", ())),
                 summary=" ".join(item["summary"].split()),
                 revisions={
                     spec: Revision(r["commit"], r["date"], r.get("note"))

@@ -69,7 +69,11 @@ class _State:
                 "flux-conformance: the suite cannot load:\n" + "\n".join(exc.lines())
             ) from None
         with _usage():
-            self.edition: str = self.suite.editions.resolve(config.getoption("conformance_edition"))
+            given = config.getoption("conformance_edition")
+            self.edition: str = self.suite.editions.resolve(given)
+        warning = self.suite.editions.retired_name(given)
+        if warning is not None:
+            config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
         self.filters = _filters(config, self.edition)
         self.by_file: dict[Path, list[Case]] = {}
         for case in self.suite.cases:

@@ -55,9 +55,9 @@ class Implementation(Protocol):
     """An implementation under test, in-process.
 
     ``run`` takes the operation's name and its JSON input, and returns an outcome mapping.
-    ``edition`` is passed (as a keyword) only for cases that hold under one edition of
-    RFC 14's range-dict rule: ``"seed"`` or ``"upstream"``.  Raising is a bug: the case is
-    reported as errored.
+    ``edition`` (a keyword) is the own name of the edition the run follows, an edition's date
+    such as ``"2025-07-31"`` or ``"2026-08-13"`` (``list --editions``; docs/editions.md).
+    Raising is a bug: the case is reported as errored.
     """
 
     def run(self, operation: str, input: Any, /, **options: Any) -> Mapping[str, Any]:

@@ -51,8 +51,13 @@ def make_adapter(spec: str, *, timeout: float = 10.0, max_timeouts: int | None =
         if max_timeouts is not None:
             adapter.max_timeouts = max_timeouts
         return adapter
+    from flux_conformance.runner._suggest import did_you_mean
+
+    close = did_you_mean(spec, [*KNOWN, "reference"]).removeprefix("; ")
     raise ImplSpecError(
-        f"unknown implementation {spec!r}: use 'reference', 'python:module:object', "
+        f"unknown implementation {spec!r}"
+        + (f" ({close})" if close else "")
+        + ": use 'reference', 'python:module:object', "
         f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
         f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"
     )

@@ -66,6 +66,27 @@ _SELECTORS: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
 )
 
 
+def retire_edition_name(args: argparse.Namespace, err: IO[str]) -> None:
+    """Turn a retired ``--edition`` name into the edition's own, with a warning on ``err``.
+
+    Names that older versions gave the editions keep old command lines working; the warning
+    names the edition by its date and newest spec revision.  The editions are those of the
+    ``--cases`` folder when it has its own ``editions.yaml``, else the bundled ones.
+    """
+    from flux_conformance.runner.editions import FILE_NAME, bundled, load_editions
+
+    name = getattr(args, "edition", None)
+    if not name:
+        return
+    cases = getattr(args, "cases", None)
+    own = Path(cases) / FILE_NAME if cases else None
+    editions = load_editions(own) if own is not None and own.is_file() else bundled()
+    warning = editions.retired_name(name)
+    if warning is not None:
+        print(f"warning: {warning}", file=err)
+        args.edition = editions.resolve(name)
+
+
 def add_selection(p: argparse.ArgumentParser) -> None:
     """The options that select cases, inclusions and exclusions alike (all repeatable)."""
     add_cases_option(p)
@@ -213,7 +234,12 @@ def scope_of(args: argparse.Namespace, suite: Suite) -> tuple[set[str], set[str]
         and (not globs or any(fnmatch.fnmatchcase(name, g) for g in globs))
     }
     if globs and not operations:
-        raise UsageError("no operation matches the filters")
+        from flux_conformance.runner._suggest import glob_suggestion
+
+        raise UsageError(
+            f"-o {' '.join(map(repr, globs))} matches no operation"
+            + ("" if specs else glob_suggestion(globs[0], suite.operations))
+        )
     if globs:
         specs = {suite.operations[name].spec for name in operations}
     elif not specs:
@@ -253,13 +279,45 @@ def check_writable(*paths: str | None) -> None:
             raise UsageError(f"cannot write {path}: {problem}")
 
 
+def check_names(args: argparse.Namespace, suite: Suite) -> None:
+    """Raise :class:`UsageError` for a selection option that names nothing in ``suite``.
+
+    Every ``-o``/``--operation``, ``--id`` and ``--tag`` value (and its ``--exclude-`` twin)
+    must match at least one operation, case id or tag of the suite, whatever the edition: a
+    typo gets the closest name (``did you mean 'idset.decode'?``), never an empty selection.
+    """
+    from flux_conformance.runner._suggest import glob_suggestion, matches_any
+
+    kinds = (
+        ("operation", "operation", lambda: suite.operations),
+        ("id", "case id", lambda: [c.id for c in suite.cases]),
+        ("tag", "tag", lambda: {t for c in suite.cases for t in c.tags}),
+    )
+    for word, what, known in kinds:
+        for option in (word, f"exclude_{word}"):
+            for glob in getattr(args, option, None) or ():
+                names = list(known())
+                if not matches_any(glob, names):
+                    flag = "-o" if option == "operation" else f"--{option.replace('_', '-')}"
+                    wild = any(ch in glob for ch in "*?[")
+                    problem = (
+                        f"{flag} {glob!r} matches no {what}"
+                        if wild
+                        else (f"unknown {what} {glob!r}")
+                    )
+                    raise UsageError(problem + glob_suggestion(glob, names))
+
+
 def filters_of(args: argparse.Namespace, suite: Suite) -> Filters:
     """The :class:`~flux_conformance.runner.engine.Filters` the selection options describe.
 
     ``--edition`` is resolved against the suite's editions (an alias gives the edition's own
-    name; none gives the default); an unknown name is an :class:`EditionError`.
+    name; none gives the default); an unknown name is an :class:`EditionError`.  A value that
+    names nothing in the suite is a :class:`UsageError` (:func:`check_names`).
     """
     from flux_conformance.runner.engine import Filters
+
+    check_names(args, suite)
 
     def values(name: str) -> tuple[str, ...]:
         return tuple(getattr(args, name, None) or ())

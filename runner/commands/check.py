@@ -38,6 +38,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``check``."""
-    p = sub.add_parser("check", help="check every case file; print counts")
+    p = sub.add_parser(
+        "check",
+        help="check every case file; print counts",
+        description="Load and check every case file (schema, requirements cited, inputs "
+        "against their operation's schema, duplicate ids) and print the number of cases per "
+        "operation and edition. Exit status: 0 every file loads, 2 a problem (each printed "
+        "with its file and line).",
+    )
     add_cases_option(p)
     p.set_defaults(func=main)

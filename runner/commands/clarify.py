@@ -49,7 +49,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``clarify``."""
-    p = sub.add_parser("clarify", help="report the open points of the specs for their authors")
+    p = sub.add_parser(
+        "clarify",
+        help="report the open points of the specs for their authors",
+        description="Write, as Markdown, every open point of the specs the clarification "
+        "cases record: the readings an implementation may take, the reference's, and (with "
+        "--impl) the reading each named implementation takes.",
+    )
     p.add_argument(
         "--impl",
         action="append",

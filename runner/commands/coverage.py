@@ -41,7 +41,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``coverage``."""
-    p = sub.add_parser("coverage", help="requirements covered by cases, per spec")
+    p = sub.add_parser(
+        "coverage",
+        help="requirements covered by cases, per spec",
+        description="For each spec, the share of its requirements that at least one case "
+        "cites, the requirements no case cites, and the input classes each operation's cases "
+        "cover; per edition.",
+    )
     add_cases_option(p)
     add_scope_filters(p)
     p.add_argument("--summary", action="store_true", help="only the per-spec shares")

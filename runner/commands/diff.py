@@ -36,13 +36,20 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
-        raise UsageError("diff needs hypothesis: pip install 'flux-conformance[diff]'") from None
+        raise UsageError(
+            "diff needs hypothesis: pip install hypothesis (or, in a checkout of the suite, "
+            "pip install '.[diff]')"
+        ) from None
     from flux_conformance.runner.tools.diff import differential
     from flux_conformance.runner.tools.diff_cases import general_requirement, render_cases
     from flux_conformance.runner.tools.strategies import STRATEGIES
 
     if args.operation not in load_registry():
-        raise UsageError(f"unknown operation {args.operation!r}")
+        from flux_conformance.runner._suggest import did_you_mean
+
+        raise UsageError(
+            f"unknown operation {args.operation!r}" + did_you_mean(args.operation, load_registry())
+        )
     if args.operation not in STRATEGIES:
         raise UsageError(
             f"diff has no input strategy for {args.operation}; it has: "
@@ -154,6 +161,10 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "diff",
         help="differential testing: generated inputs, two implementations, minimal disagreements",
+        description="Generate inputs for one operation, run two implementations on each, "
+        "and write the disagreements, shrunk to minimal inputs, as a case file judged by the "
+        "reference (docs/diff.md). Exit status: 0 no disagreement, 1 disagreements found, 2 a "
+        "usage error, 3 an implementation could not be run.",
     )
     p.add_argument("--impl", required=True, help="the implementation under test")
     p.add_argument(

@@ -48,7 +48,13 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``export``."""
-    p = sub.add_parser("export", help="write the cases as plain JSON for any language")
+    p = sub.add_parser(
+        "export",
+        help="write the cases as plain JSON for any language",
+        description="Write the selected cases, the operation registry, the requirements and "
+        "the editions as one JSON document (its schema with --schema), for a test runner in "
+        "another language (docs/export.md).",
+    )
     add_selection(p)
     p.add_argument("--out", metavar="FILE", help="write here (default: stdout)")
     p.add_argument(

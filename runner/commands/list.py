@@ -6,7 +6,7 @@ import argparse
 from typing import IO, TYPE_CHECKING
 
 from flux_conformance.runner.bounds import shown
-from flux_conformance.runner.commands._common import add_selection, filters_of, load
+from flux_conformance.runner.commands._common import add_selection, check_names, filters_of, load
 from flux_conformance.runner.errors import EXIT_OK
 
 if TYPE_CHECKING:
@@ -21,9 +21,18 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.editions:
         return _list_editions(load(args).editions, out)
     if args.operations:
+        import fnmatch
+
         from flux_conformance.runner.operations import load_registry
 
+        check_names(args, load(args))
+        wanted = args.operation or ["*"]
+        unwanted = args.exclude_operation or []
         for op in load_registry().values():
+            if not any(fnmatch.fnmatchcase(op.name, g) for g in wanted) or any(
+                fnmatch.fnmatchcase(op.name, g) for g in unwanted
+            ):
+                continue
             print(f"{op.name}  ({op.spec}) {op.summary}", file=out)
             for category, meaning in op.errors.items():
                 print(f"    error {category}: {meaning}", file=out)
@@ -53,7 +62,13 @@ def _list_editions(editions: Editions, out: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``list``."""
-    p = sub.add_parser("list", help="list cases (or --operations)")
+    p = sub.add_parser(
+        "list",
+        help="list cases (or --operations, --editions)",
+        description="List the selected cases (id, operation, level, file:line), or with "
+        "--operations the registered operations (those -o selects) with their error "
+        "categories and comparators, or with --editions the editions of the spec texts.",
+    )
     add_selection(p)
     p.add_argument("--operations", action="store_true", help="list the registered operations")
     p.add_argument(

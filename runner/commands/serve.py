@@ -39,6 +39,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``serve``."""
-    p = sub.add_parser("serve", help="serve the reference over the subprocess protocol")
+    p = sub.add_parser(
+        "serve",
+        help="serve the reference over the subprocess protocol",
+        description="Answer the subprocess protocol (docs/protocol.md) on stdin and stdout "
+        "with the reference, or with a python:module:object implementation, so that it can "
+        "be run as exec:flux-conformance serve.",
+    )
     p.add_argument("--impl", default="reference", help="reference or python:module:object")
     p.set_defaults(func=main)

@@ -341,6 +341,8 @@ def test_cli_diff_usage_errors(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["diff", "--impl", "reference", "-o", "no.such.op"]) == 2
+    assert main(["diff", "--impl", "reference", "-o", "idset.decod"]) == 2
+    assert "did you mean 'idset.decode'?" in capsys.readouterr().err
     monkeypatch.delitem(STRATEGIES, "R.decode")
     assert main(["diff", "--impl", "reference", "-o", "R.decode"]) == 2
     assert "no input strategy" in capsys.readouterr().err
@@ -360,7 +362,8 @@ def test_cli_diff_without_hypothesis(
 ) -> None:
     monkeypatch.setitem(sys.modules, "hypothesis", None)
     assert main(["diff", "--impl", "reference", "-o", "idset.decode"]) == 2
-    assert "flux-conformance[diff]" in capsys.readouterr().err
+    # An install line that works in a checkout, where the suite is no package index's name.
+    assert "pip install '.[diff]'" in capsys.readouterr().err
 
 
 def test_cli_diff_same_seed_same_file(
