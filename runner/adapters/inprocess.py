@@ -9,6 +9,8 @@ reference implementation.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -51,13 +53,22 @@ class ReferenceImplementation:
 
 
 def load_python_object(spec: str) -> Any:
-    """Import ``module:object`` (the part after ``python:``), with hints when it is off."""
+    """Import ``module:object`` (the part after ``python:``), with hints when it is off.
+
+    The module is looked for where Python looks, then in the current directory (as
+    ``python -m`` would), so that ``--impl python:my_impl:Implementation`` finds
+    ``./my_impl.py`` from the installed ``flux-conformance`` command too.
+    """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ImplSpecError(
             f"python implementation {spec!r} is not of the form module:object, "
             "e.g. --impl python:mypkg.conformance:Implementation"
         )
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        # Last, so that nothing in the current directory shadows an installed module.
+        sys.path.append(here)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -58,6 +58,12 @@ __all__ = [
 STDERR_TAIL = 4096
 #: Consecutive failed starts after which the implementation is given up on.
 MAX_START_FAILURES = 3
+#: The fault of a request left unanswered.  The commonest cause is a reply written but never
+#: flushed (stdout is block-buffered when it is a pipe), so the message says so.
+NO_REPLY = (
+    "no reply within the timeout (if the implementation wrote one, it may not have flushed its "
+    "stdout: flush after each reply, see docs/protocol.md)"
+)
 #: Consecutive timeouts after which the implementation is given up on (``--max-timeouts``).
 MAX_TIMEOUTS = 5
 #: The environment variable whose value marks every process of one implementation.
@@ -305,7 +311,7 @@ class _Process:
         try:
             line = self.lines.get(timeout=max(0.0, remaining))
         except queue.Empty:
-            raise _Fault("no reply within the timeout", timeout=True) from None
+            raise _Fault(NO_REPLY, timeout=True) from None
         if line is _EOF:
             code = self.proc.poll()
             if code is None:

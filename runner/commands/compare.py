@@ -41,7 +41,7 @@ from flux_conformance.runner.commands._numbers import seconds
 from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
 from flux_conformance.runner.report import shell_command
 
-__all__ = ["add_parser", "main"]
+__all__ = ["add_parser", "command_line", "main"]
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -126,9 +126,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         print(f"{shown(column.spec)}: {line}", file=err)
         if not summary.ok or unmet:
             status = EXIT_FAILED
-    argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
-    argv += [f"-o={op}" for op in args.operation or ()]
-    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=shell_command(argv))
+    markdown = matrix_markdown(matrix, all_rows=args.all_rows, command=command_line(args, impls))
     # Each implementation's verdict, with its scope, right under the title.
     title, _, rest = markdown.partition("\n\n")
     markdown = "\n\n".join([title, "## Verdicts\n\n" + "\n".join(verdicts), rest])
@@ -138,6 +136,40 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         write_atomic(args.html, matrix_html(matrix))
         print(f"wrote {shown(args.html)}", file=err)
     return status
+
+
+def command_line(args: argparse.Namespace, impls: list[str]) -> str:
+    """The command that compares the same implementations on the same cases, shell-quoted.
+
+    Every option that changes what is compared or how it is judged is repeated (the selection,
+    the edition, the expectations); the output options are not.
+    """
+    argv = ["flux-conformance", "compare", *(f"--impl={i}" for i in impls)]
+    for name, flag in (
+        ("operation", "-o"),
+        ("id", "--id"),
+        ("level", "--level"),
+        ("tag", "--tag"),
+        ("exclude_operation", "--exclude-operation"),
+        ("exclude_id", "--exclude-id"),
+        ("exclude_level", "--exclude-level"),
+        ("exclude_tag", "--exclude-tag"),
+        ("expectations", "--expectations"),
+        ("require_operation", "--require-operation"),
+    ):
+        argv += [f"{flag}={value}" for value in getattr(args, name, None) or ()]
+    if args.edition:
+        argv.append(f"--edition={args.edition}")
+    if args.cases:
+        argv.append(f"--cases={args.cases}")
+    for name, flag in (
+        ("no_shipped_expectations", "--no-shipped-expectations"),
+        ("require_all", "--require-all"),
+        ("all_rows", "--all-rows"),
+    ):
+        if getattr(args, name, False):
+            argv.append(flag)
+    return shell_command(argv)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

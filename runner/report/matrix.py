@@ -1,7 +1,8 @@
-"""Rendering a comparison matrix (:class:`runner.tools.compare.Matrix`) as Markdown and HTML.
+"""Rendering a comparison matrix (:class:`runner.report.comparison.Matrix`) as Markdown and HTML.
 
-The Markdown shows totals, then (by default) only the rows where some implementation did not
-pass, then each implementation's departures.  The HTML page is self-contained: its data, chart,
+The Markdown shows totals, then (by default) only the rows where some implementation answered
+without passing (a departure, or a refusal left unchecked), then each implementation's
+departures.  The HTML page is self-contained: its data, chart,
 filters and cell details work from disk, with no network.
 """
 
@@ -14,8 +15,8 @@ from importlib import resources
 
 from flux_conformance.runner.engine import Outcome
 from flux_conformance.runner.report import compact_json
+from flux_conformance.runner.report.comparison import CELLS, DEPARTS, NOT_PASSED, Matrix, cell_of
 from flux_conformance.runner.report.markdown import md_code, md_escape
-from flux_conformance.runner.tools.compare import CELLS, DEPARTS, Matrix, cell_of
 
 __all__ = ["chart_svg", "matrix_html", "matrix_markdown", "pass_rates"]
 
@@ -24,7 +25,8 @@ def matrix_markdown(matrix: Matrix, *, all_rows: bool = False, command: str = ""
     """The matrix as Markdown: totals, the rows, then each implementation's departures.
 
     Rows shown are those where some implementation departs from the case (fail, errored,
-    xfail, xpass), or all with ``all_rows``.  The departures list what each implementation
+    xfail, xpass) or refused it without a category (unchecked), or all with ``all_rows``: every
+    case the totals count as not passed has its row.  The departures list what each implementation
     answered and, for an expected failure, the reason its expectations file gives.
     """
     labels = [md_escape(c.label) for c in matrix.columns]
@@ -53,7 +55,7 @@ def matrix_markdown(matrix: Matrix, *, all_rows: bool = False, command: str = ""
         shown = [
             i
             for i in rows
-            if all_rows or any(cell_of(c.results[i]) in DEPARTS for c in matrix.columns)
+            if all_rows or any(cell_of(c.results[i]) in NOT_PASSED for c in matrix.columns)
         ]
         if not shown:
             continue

@@ -20,6 +20,8 @@ where MODE says otherwise:
 * ``big``: answers the case whose input is ARG with a reply longer than the runner allows.
 * ``close-stdout``: closes stdout on the case whose input is ARG but keeps running.
 * ``split``: writes every reply in three pieces, pausing 0.3 s between them.
+* ``unflushed``: greets, then writes every reply without flushing it (a pipe is block-buffered,
+  so no reply arrives: the mistake docs/protocol.md warns of).
 """
 
 import json
@@ -33,6 +35,7 @@ from flux_conformance.reference.operations import OPERATIONS, run
 
 MODE = sys.argv[1]
 ARG = sys.argv[2] if len(sys.argv) > 2 else None
+UNFLUSHED = open(sys.stdout.fileno(), "w", buffering=1 << 16, closefd=False)  # noqa: SIM115
 
 
 def answer(obj):
@@ -109,6 +112,9 @@ def main():
                 sys.stdout.write(piece)
                 sys.stdout.flush()
                 time.sleep(0.3)
+        elif MODE == "unflushed":
+            # Block-buffered whatever PYTHONUNBUFFERED says, as a C program's stdout on a pipe.
+            UNFLUSHED.write(json.dumps({"seq": seq, **reply}) + "\n")
         else:
             answer({"seq": seq, **reply})
         answered += 1

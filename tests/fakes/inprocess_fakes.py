@@ -82,3 +82,11 @@ class TwoOperations:
 
     def run(self, operation, input, **options):
         return good(operation, input, **options)
+
+
+def unknown_refusals(operation, input, **options):
+    """Right, except that every refusal is given without a category (``unknown``)."""
+    try:
+        return {"output": run(operation, input, **options)}
+    except FormatError as exc:
+        return {"error": {"category": "unknown", "message": str(exc)}}

@@ -136,3 +136,32 @@ def test_a_retired_edition_name_still_works_with_a_warning_naming_the_revision(
     assert f"use --edition {own}" in err
     header = json.loads(report.read_text().splitlines()[0])["header"]
     assert header["edition"] == own
+
+
+# -- python: in the current directory -------------------------------------------------------
+
+
+def test_python_impl_is_found_in_the_current_directory(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "my_cwd_impl.py").write_text(
+        "from flux_conformance.runner.adapters.inprocess import ReferenceImplementation\n"
+        "class Implementation(ReferenceImplementation):\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
+    script = Path(sys.executable).parent / "flux-conformance"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [str(script), "run", "--impl", "python:my_cwd_impl:Implementation", "--cases", str(MINI)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "conforms on 1 of 1 operations (5 of 5 cases)" in done.stdout

@@ -94,3 +94,36 @@ def test_the_layering_check_sees_lazy_imports() -> None:
     assert f"{RUNNER_NAME}.adapters.inprocess" in graph[f"{RUNNER_NAME}.oracle"]
     # and sees the package's modules at all: the engine imports the cases loader
     assert f"{RUNNER_NAME}.cases" in graph[f"{RUNNER_NAME}.engine"]
+
+
+#: Arrows that would run back up the floors: (importing package, imported package).  The
+#: reports render what the tools and commands compute, so nothing in report/ may import a
+#: tool (the comparison's model lives in report/comparison.py, below both).
+FORBIDDEN = (
+    (f"{RUNNER_NAME}.report", f"{RUNNER_NAME}.tools"),
+    (f"{RUNNER_NAME}.report", f"{RUNNER_NAME}.commands"),
+    (f"{RUNNER_NAME}.engine", f"{RUNNER_NAME}.report"),
+)
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
+def test_no_arrow_runs_back_up_the_floors() -> None:
+    graph = _graph()
+    wrong = sorted(
+        (name, target)
+        for name, targets in graph.items()
+        for target in targets
+        for low, high in FORBIDDEN
+        if _inside(name, low) and _inside(target, high)
+    )
+    assert wrong == []
+
+
+def test_the_forbidden_arrow_check_sees_the_matrix_renderer() -> None:
+    # The renderer and its model are both in report/: the edge is seen, and stays inside.
+    graph = _graph()
+    assert f"{RUNNER_NAME}.report.comparison" in graph[f"{RUNNER_NAME}.report.matrix"]
+    assert f"{RUNNER_NAME}.report.comparison" in graph[f"{RUNNER_NAME}.tools.compare"]

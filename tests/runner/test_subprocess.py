@@ -94,6 +94,23 @@ def test_hang_times_out_and_the_run_goes_on(mini_suite):
     assert sum(r.outcome is Outcome.PASSED for r in results) == len(mini_suite.cases) - 1
 
 
+def test_an_unflushed_reply_times_out_with_a_hint_to_flush(mini_suite):
+    _adapter, results, _ = _run(mini_suite, "unflushed", timeout=1.0)
+    errored = [r for r in results if r.outcome is Outcome.ERRORED]
+    assert errored
+    assert all("may not have flushed its stdout" in r.reason for r in errored)
+    assert all("docs/protocol.md" in r.reason for r in errored)
+
+
+def test_the_protocol_says_to_flush_each_reply_in_each_common_language():
+    from support import ROOT
+
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    assert "**Flush every reply**" in text
+    for language in ("C", "C++", "Python", "Go", "Rust", "Java", "Node.js"):
+        assert f"   | {language} | " in text, language
+
+
 def test_wrong_seq_is_errored(mini_suite):
     _, results, _ = _run(mini_suite, "wrong-seq")
     assert {r.outcome for r in results} == {Outcome.ERRORED}
