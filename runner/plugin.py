@@ -28,6 +28,7 @@ make the session fail (exit status 1) when a required operation had no case run.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import shlex
 from collections.abc import Iterator
@@ -38,8 +39,13 @@ import pytest
 
 from flux_conformance.runner.adapters.base import Adapter, AdapterError, ImplSpecError
 from flux_conformance.runner.cases import LEVELS, Case, Suite, SuiteError, load_suite
+from flux_conformance.runner.commands._common import (
+    expectations_for,
+    expectations_path,
+    filters_of,
+)
 from flux_conformance.runner.commands._numbers import seconds
-from flux_conformance.runner.engine import CaseResult, Filters, Outcome, judge
+from flux_conformance.runner.engine import CaseResult, Filters, Outcome, run_cases
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report import compact_json
@@ -74,21 +80,27 @@ class _State:
         warning = self.suite.editions.retired_name(given)
         if warning is not None:
             config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
-        self.filters = _filters(config, self.edition)
+        # The selection options, read by run's own helper (unknown names are usage errors).
+        options = argparse.Namespace(
+            edition=self.edition, **{word: _option(config, word) for word in _SELECTION}
+        )
+        with _usage():
+            self.filters: Filters = filters_of(options, self.suite)
         self.by_file: dict[Path, list[Case]] = {}
         for case in self.suite.cases:
             if self.filters.accepts(case):
                 self.by_file.setdefault(case.file.resolve(), []).append(case)
         self.skip: Any = None
         self.decide: Any = None
-        self.expectations = _expectations_path(config, self.spec)
-        if self.expectations is not None:
-            from flux_conformance.runner.expectations import Expectations
-
-            with _usage():
-                loaded = Expectations.load(self.expectations)
-                loaded.check_not_stale(c.id for c in self.suite.cases)
-                loaded = loaded.in_edition(self.edition, self.suite.editions.names)
+        # The expectations file run would hold the implementation to, loaded as run loads it.
+        self.expectations = expectations_path(
+            self.spec,
+            config.getoption("conformance_expectations"),
+            no_shipped=config.getoption("conformance_no_shipped_expectations"),
+        )
+        with _usage():
+            loaded = expectations_for(self.expectations, self.suite, self.edition)
+        if loaded is not None:
             self.skip, self.decide = loaded.skip_reason, loaded.decide
         from flux_conformance.runner.adapters.factory import make_adapter
         from flux_conformance.runner.adapters.preflight import preflight
@@ -120,32 +132,21 @@ class _State:
 _STATE = pytest.StashKey[_State]()
 
 
-def _filters(config: pytest.Config, edition: str) -> Filters:
-    def option(name: str) -> tuple[str, ...]:
-        return tuple(config.getoption(f"conformance_{name}"))
-
-    return Filters(
-        operations=option("operation"),
-        ids=option("id"),
-        levels=option("level"),
-        tags=option("tag"),
-        edition=edition,
-        exclude_operations=option("exclude_operation"),
-        exclude_ids=option("exclude_id"),
-        exclude_levels=option("exclude_level"),
-        exclude_tags=option("exclude_tag"),
-    )
+#: The selection options, by the names ``run``'s parser gives them.
+_SELECTION = (
+    "operation",
+    "id",
+    "level",
+    "tag",
+    "exclude_operation",
+    "exclude_id",
+    "exclude_level",
+    "exclude_tag",
+)
 
 
-def _expectations_path(config: pytest.Config, spec: str) -> Path | None:
-    given = config.getoption("conformance_expectations")
-    if given:
-        return Path(given)
-    if config.getoption("conformance_no_shipped_expectations"):
-        return None
-    from flux_conformance.runner.commands._common import shipped_expectations
-
-    return shipped_expectations(spec)
+def _option(config: pytest.Config, name: str) -> list[str]:
+    return list(config.getoption(f"conformance_{name}") or ())
 
 
 class ConformanceFailure(Exception):
@@ -333,17 +334,17 @@ class CaseItem(pytest.Item):
         state = self.config.stash[_STATE]
         case = self.case
         state.selected.add(case.operation)
-        why = state.skip(case) if state.skip else None
-        if why:
-            pytest.skip(why)
-        if not state.adapter.supports(case.operation):
-            pytest.skip("operation not supported by the implementation")
-        edition = case.edition or state.edition
-        reply = state.adapter.run(case.operation, case.input, edition=edition)
-        op = state.suite.operations[case.operation]
-        result = judge(case, reply, op, reference_oracle(edition))
-        if state.decide:
-            result = state.decide(result)
+        # The engine's own loop, for this one case: skipped by the expectations file, not
+        # sent when unsupported, judged in its edition, then decided by the expectations.
+        (result,) = run_cases(
+            [case],
+            state.adapter,
+            state.suite.operations,
+            oracle=reference_oracle,
+            skip=state.skip,
+            decide=state.decide,
+            edition=state.edition,
+        )
         if result.outcome is Outcome.SKIPPED:
             pytest.skip(result.reason)
         state.ran.add(case.operation)

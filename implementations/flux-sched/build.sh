@@ -31,7 +31,8 @@
 #       libedit-dev libhwloc-dev libjansson-dev uuid-dev python3-jsonschema
 #
 # (CMake's configure step imports Python's jsonschema.)  Environment: JOBS (default 2),
-# PYTHON (default /usr/bin/python3).  About 1.5 minutes and 750 MB on two cores.
+# PYTHON (default /usr/bin/python3).  How long it takes, and the disk it needs, are in
+# README.md beside this script (measured there, so stated once).
 set -eu
 
 if [ $# -ne 3 ]; then

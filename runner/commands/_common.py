@@ -17,6 +17,7 @@ from flux_conformance.runner.errors import ConformanceError
 if TYPE_CHECKING:
     from flux_conformance.runner.cases import Case, Suite
     from flux_conformance.runner.engine import Filters, Scope
+    from flux_conformance.runner.expectations import Expectations
 
 __all__ = [
     "LEVELS",
@@ -26,12 +27,16 @@ __all__ = [
     "add_require",
     "add_scope_filters",
     "add_selection",
+    "check_names",
     "check_writable",
     "checkout_drift",
+    "expectations_for",
+    "expectations_path",
     "filters_of",
     "load",
     "opened",
     "required_operations",
+    "retire_edition_name",
     "scope_of",
     "selected",
     "shipped_expectations",
@@ -367,6 +372,34 @@ def suite_size(suite: Suite, edition: str) -> tuple[int, int]:
     """(operations, cases) of the whole suite under ``edition``: the scope's denominators."""
     cases = [c for c in suite.cases if c.edition is None or c.edition == edition]
     return len({c.operation for c in cases}), len(cases)
+
+
+def expectations_path(impl: str, given: str | None, *, no_shipped: bool) -> Path | None:
+    """The expectations file a run of ``impl`` is held to.
+
+    ``given``, else the one shipped with a named adapter (unless ``no_shipped``), else none:
+    ``run`` and the pytest plugin follow this one rule.
+    """
+    if given:
+        return Path(given)
+    if no_shipped:
+        return None
+    return shipped_expectations(impl)
+
+
+def expectations_for(path: Path | None, suite: Suite, edition: str) -> Expectations | None:
+    """The expectations file at ``path``, checked against ``suite`` and kept to ``edition``.
+
+    Raises :class:`~runner.expectations.ExpectationsError` for a file that does not load, an
+    entry that matches no case of the suite (stale), or one naming an unknown edition.
+    """
+    if path is None:
+        return None
+    from flux_conformance.runner.expectations import Expectations
+
+    loaded = Expectations.load(path)
+    loaded.check_not_stale(c.id for c in suite.cases)
+    return loaded.in_edition(edition, suite.editions.names)
 
 
 def shipped_expectations(impl: str) -> Path | None:

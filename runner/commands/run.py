@@ -28,11 +28,12 @@ from flux_conformance.runner.commands._common import (
     add_selection,
     check_writable,
     checkout_drift,
+    expectations_for,
+    expectations_path,
     filters_of,
     load,
     required_operations,
     selected,
-    shipped_expectations,
     suite_size,
     unmet_requirements,
 )
@@ -92,14 +93,6 @@ def _finish(reporters: list[Reporter], summary: Summary, *, interrupted: bool) -
         raise failure
 
 
-def _expectations_path(args: argparse.Namespace) -> Path | None:
-    if args.expectations:
-        return Path(args.expectations)
-    if args.no_shipped_expectations:
-        return None
-    return shipped_expectations(args.impl)
-
-
 def _replay_options(args: argparse.Namespace) -> tuple[str, ...]:
     if args.expectations:
         return ("--expectations", args.expectations)
@@ -141,15 +134,11 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     warning = None if args.cases else checkout_drift(suite.root)
     if warning:
         print(warning, file=err)
-    decide = skip = expectations = None
+    decide = skip = None
     edition = suite.editions.resolve(args.edition)
-    path = _expectations_path(args)
-    if path is not None:
-        from flux_conformance.runner.expectations import Expectations
-
-        expectations = Expectations.load(path)
-        expectations.check_not_stale(c.id for c in suite.cases)
-        expectations = expectations.in_edition(edition, suite.editions.names)
+    path = expectations_path(args.impl, args.expectations, no_shipped=args.no_shipped_expectations)
+    expectations = expectations_for(path, suite, edition)
+    if expectations is not None:
         decide, skip = expectations.decide, expectations.skip_reason
     if args.write_expectations and Path(args.write_expectations).exists():
         from flux_conformance.runner.expectations import Expectations

@@ -182,3 +182,49 @@ def test_an_entry_limited_to_an_edition_applies_only_in_its_runs(capsys, tmp_pat
     code, _, err = _run(capsys, "--impl", "python:inprocess_fakes:Wrong", "--expectations", wrong)
     assert code == 2
     assert "editions ['2019-01-01'] are not all among" in err
+
+
+# -- the shipped files' headers -----------------------------------------------------------------
+
+
+def _shipped_files() -> list[Path]:
+    from flux_conformance.runner.adapters import KNOWN
+    from flux_conformance.runner.commands._common import shipped_expectations
+
+    return [p for p in (shipped_expectations(name) for name in sorted(KNOWN)) if p is not None]
+
+
+@pytest.mark.parametrize("path", _shipped_files(), ids=lambda p: p.name)
+def test_a_shipped_files_header_counts_are_its_entries(path: Path) -> None:
+    """Every "EDITION: N failed, M errored" of a header counts the entries for that edition.
+
+    (The entries' reasons start with the outcome the recording run gave: ``failed:`` or
+    ``errored:``.)  A count that no longer matches is a stale header: regenerate it.
+    """
+    import re
+    from collections import Counter
+
+    import yaml
+
+    text = path.read_text(encoding="utf-8")
+    header = "".join(
+        line.lstrip("#") for line in text.splitlines() if line.startswith("#")
+    ).replace("\n", " ")
+    doc = yaml.safe_load(text)
+    editions = ("2025-07-31", "2026-08-13")
+    counted: Counter[tuple[str, str]] = Counter()
+    for entry in doc.get("expectations") or ():
+        if entry.get("status") != "xfail":
+            continue
+        kind = str(entry.get("reason", "")).split(":", 1)[0]
+        for edition in entry.get("editions") or editions:
+            counted[edition, kind] += 1
+    claims = re.findall(r"(\d{4}-\d{2}-\d{2}): ((?:\d[\d,]* \w+(?:, )?)+)", header)
+    for edition, counts in claims:
+        for number, kind in re.findall(r"(\d[\d,]*) (failed|errored)", counts):
+            assert int(number.replace(",", "")) == counted[edition, kind], (edition, kind)
+
+
+def test_the_header_check_reads_the_fluxion_counts() -> None:
+    path = next(p for p in _shipped_files() if p.name == "fluxion.yaml")
+    assert "2025-07-31: " in path.read_text(encoding="utf-8")

@@ -218,3 +218,32 @@ def test_required_operations_fail_the_session(pytester: pytest.Pytester, monkeyp
     unsupported.assert_outcomes(skipped=5)
     assert unsupported.ret == pytest.ExitCode.TESTS_FAILED
     unsupported.stdout.fnmatch_lines(["*required operations with no case run: idset.decode*"])
+
+
+def test_selection_typos_are_usage_errors_as_in_run(pytester: pytest.Pytester) -> None:
+    # The plugin reads its filters with run's own helper: the same check, the same words.
+    result = pytester.runpytest(
+        "--conformance-impl",
+        "reference",
+        "--conformance-cases",
+        str(MINI),
+        "--conformance-operation",
+        "idset.decod",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown operation 'idset.decod'; did you mean 'idset.decode'?*"])
+
+
+def test_the_engine_loop_skips_an_unsupported_operation_with_its_reason(
+    pytester: pytest.Pytester, monkeypatch
+) -> None:
+    monkeypatch.syspath_prepend(str(FAKES))
+    result = pytester.runpytest(
+        "--conformance-impl",
+        "python:inprocess_fakes:Unsupporting",
+        "--conformance-cases",
+        str(MINI),
+        "-rs",
+    )
+    result.assert_outcomes(skipped=5)
+    result.stdout.fnmatch_lines(["*operation not supported by the implementation*"])

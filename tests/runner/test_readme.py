@@ -128,3 +128,23 @@ def test_no_count_is_typed_by_hand_in_the_readme():
     assert not re.search(
         r"\b\d[\d,]*\s+(cases|implementations|operations|specs|statements)\b", prose
     )
+
+
+@pytest.mark.parametrize(
+    "path", [README, *DOCS, ROOT / "docs" / "verdicts.md"], ids=lambda p: p.name
+)
+def test_no_table_is_split_by_a_blank_line(path):
+    """Each run of table rows starts with its header and rule: a blank line inside a table
+    would start a second, headless one (rendered as text)."""
+    blocks: list[list[str]] = []
+    previous_was_row = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = line.strip().startswith("|")
+        if row and not previous_was_row:
+            blocks.append([])
+        if row:
+            blocks[-1].append(line.strip())
+        previous_was_row = row
+    for block in blocks:
+        assert len(block) >= 2, block[0]
+        assert set(block[1]) <= set("|-: "), block[0]
