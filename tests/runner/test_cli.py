@@ -82,6 +82,12 @@ def test_filters(capsys):
     assert [line.split("\t")[0] for line in out.splitlines()] == ["mini.list", "mini.leading-zero"]
     code, _, err = _run(capsys, "run", "--cases", str(MINI), "--id", "nothing*")
     assert code == 2
+    assert "--id 'nothing*' matches no case id" in err
+    # Filters that each match something but no case together: still a usage error.
+    code, _, err = _run(
+        capsys, "run", "--cases", str(MINI), "--id", "mini.range", "--level", "should"
+    )
+    assert code == 2
     assert "no case matches" in err
 
 
