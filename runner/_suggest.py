@@ -9,9 +9,12 @@ from collections.abc import Iterable
 __all__ = ["did_you_mean", "glob_suggestion", "matches_any"]
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``"; did you mean 'idset.decode'?"``: the closest of ``known`` to ``name``, or ``""``."""
-    close = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.6)
+def did_you_mean(name: str, known: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """``"; did you mean 'idset.decode'?"``: the closest of ``known`` to ``name``, or ``""``.
+
+    ``cutoff`` is difflib's similarity (0 to 1) below which nothing is suggested.
+    """
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=cutoff)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
@@ -26,7 +29,11 @@ def glob_suggestion(glob: str, names: Iterable[str]) -> str:
     known = [*names, *sorted(families)]
     # A glob's wildcards match nothing as text: compare it without them too.
     plain = glob.replace("*", "").replace("?", "")
-    return did_you_mean(glob, known) or (did_you_mean(plain, names) if plain != glob else "")
+    # Stricter than for a plain name: ``no.such.*`` shares too much punctuation with
+    # ``sched.*`` for the default cutoff.
+    return did_you_mean(glob, known, cutoff=0.75) or (
+        did_you_mean(plain, names, cutoff=0.75) if plain != glob else ""
+    )
 
 
 def matches_any(glob: str, names: Iterable[str]) -> bool:

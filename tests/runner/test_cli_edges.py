@@ -104,7 +104,8 @@ def test_clarify_by_spec_and_a_filter_that_matches_nothing(capsys):
     assert headings == ["## RFC 31"]
     code, _, err = _run(capsys, "clarify", "-o", "no.such.*")
     assert code == 2
-    assert "no operation matches" in err
+    assert "-o 'no.such.*' matches no operation" in err
+    assert "did you mean" not in err  # nothing is close enough to suggest
     code, _, err = _run(capsys, "clarify", "--spec", "rfc99")
     assert code == 2
     assert "unknown spec rfc99" in err

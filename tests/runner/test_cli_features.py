@@ -164,7 +164,7 @@ def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
     assert doc == {
         "schemaVersion": 1,
         "label": "flux-conformance",
-        "message": "3/3 must, 1/1 ops",
+        "message": "conforms: 3/3 must, 1/1 ops",
         "color": "brightgreen",
     }
     _run(
@@ -179,8 +179,9 @@ def test_badge_of_a_passing_and_a_failing_run(capsys, tmp_path):
     )
     doc = json.loads(badge.read_text())
     assert doc["color"] == "red"
+    assert doc["message"].startswith("does not conform: ")
     assert doc["message"].endswith("/3 must, 1/1 ops")
-    assert not doc["message"].startswith("3/")
+    assert ": 3/" not in doc["message"]
 
 
 # -- expectations: one rule for run and compare ----------------------------------------------
@@ -193,10 +194,9 @@ def test_run_applies_a_shipped_adapters_expectations(capsys, monkeypatch, tmp_pa
     shipped.write_text(
         "expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: answers []\n"
     )
+    # run finds it through the one rule (commands._common.expectations_path) it shares with
+    # the pytest plugin.
     monkeypatch.setattr(common, "shipped_expectations", lambda impl: shipped)
-    monkeypatch.setattr(
-        "flux_conformance.runner.commands.run.shipped_expectations", lambda impl: shipped
-    )
     argv = ["run", "--cases", str(MINI), "--impl", "python:inprocess_fakes:Wrong"]
     code, out, _ = _run(capsys, *argv)
     assert code == 0
