@@ -124,7 +124,7 @@ def kept(result: CaseResult) -> CaseResult:
     Judging is done by then: a run holds at most this much of any answer, however many huge
     answers it gets.
     """
-    from flux_conformance.runner.report import compact_json  # the reports' own rendering
+    from flux_conformance.runner.compact import compact_json  # the reports' own rendering
 
     reply = result.reply
     if reply is not None:
