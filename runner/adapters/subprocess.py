@@ -13,16 +13,18 @@ descendants are killed, and the next case starts a new process.  After
 (:data:`MAX_TIMEOUTS` by default), the implementation is given up on, and every remaining case
 is errored at once with one message saying why.
 
-Descendants: the implementation runs in a session of its own, and everything it starts
-carries a token in its environment (:data:`TOKEN_VARIABLE`).  Killing it kills its process
-group, then every process found under it in ``/proc`` or carrying its token, so a child that
-left the session with ``setsid()`` (a daemon, say) goes too.
+Descendants: the implementation runs in a session of its own, under a subreaper on Linux
+(``_shepherd.py``), and everything it starts carries a token in its environment
+(:data:`TOKEN_VARIABLE`).  Killing it kills every process found under it in ``/proc`` or
+carrying its token, then its process group, so a child that left the session with
+``setsid()``, double-forked and cleared its environment (a daemon, say) goes too.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -31,10 +33,13 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
+import termios
 import threading
 import time
 from typing import Any
 
+from flux_conformance.runner.adapters._processes import TOKEN_VARIABLE, kill_tree, shepherded
 from flux_conformance.runner.adapters.base import (
     AdapterError,
     ImplSpecError,
@@ -66,8 +71,6 @@ NO_REPLY = (
 )
 #: Consecutive timeouts after which the implementation is given up on (``--max-timeouts``).
 MAX_TIMEOUTS = 5
-#: The environment variable whose value marks every process of one implementation.
-TOKEN_VARIABLE = "FLUX_CONFORMANCE_IMPLEMENTATION_TOKEN"
 
 _EOF = object()
 _OVERLONG = object()
@@ -126,78 +129,23 @@ def _json_type(value: Any) -> str:
     )
 
 
-def _processes() -> dict[int, tuple[int, str]] | None:
-    """Every live process: pid -> (parent pid, state), from ``/proc`` (None without it)."""
+def _unread(stream: Any) -> int:
+    """How many bytes wait in the pipe behind ``stream`` (0 where that cannot be asked)."""
     try:
-        names = os.listdir("/proc")
-    except OSError:
-        return None
-    found: dict[int, tuple[int, str]] = {}
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-            state, ppid = stat[stat.rindex(b")") + 2 :].split()[:2]
-        except (OSError, ValueError):
-            continue
-        found[int(name)] = (int(ppid), state.decode("ascii", "replace"))
-    return found
-
-
-def _carries(pid: int, needle: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            return needle in handle.read().split(b"\0")
-    except OSError:
-        return False
-
-
-def kill_tree(root: int, token: str, rounds: int = 10) -> None:
-    """Kill ``root``'s descendants and every process whose environment carries ``token``.
-
-    Repeated until two passes in a row, 10 ms apart, find nothing left: a process that forks
-    while it is being killed is found on the next pass, and one caught in ``execve`` (whose
-    environment reads empty for that instant) on the one after.  A no-op where ``/proc`` does
-    not exist.
-    """
-    needle = f"{TOKEN_VARIABLE}={token}".encode()
-    me = os.getpid()
-    clear = 0
-    for _ in range(rounds):
-        table = _processes()
-        if table is None:
-            return
-        children: dict[int, list[int]] = {}
-        for pid, (ppid, _state) in table.items():
-            children.setdefault(ppid, []).append(pid)
-        doomed: set[int] = set()
-        stack = [root]
-        while stack:
-            for child in children.get(stack.pop(), ()):
-                if child not in doomed:
-                    doomed.add(child)
-                    stack.append(child)
-        doomed.update(p for p, (_, state) in table.items() if state != "Z" and _carries(p, needle))
-        doomed -= {me, root}
-        doomed = {p for p in doomed if table.get(p, (0, "Z"))[1] != "Z"}
-        if not doomed:
-            clear += 1
-            if clear == 2:
-                return
-            time.sleep(0.01)
-            continue
-        clear = 0
-        for pid in doomed:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+        answer = fcntl.ioctl(stream.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return int.from_bytes(answer, sys.byteorder)
 
 
 class _Process:
-    """One running implementation process, with reader threads for stdout and stderr."""
+    """One running implementation process, with reader threads for stdout and stderr.
+
+    On Linux the process is the shepherd (``_shepherd.py``), a subreaper running the
+    implementation: every process the implementation starts stays under it, however it
+    leaves its session or clears its environment, so killing the tree under the shepherd
+    kills them all.
+    """
 
     def __init__(self, argv: list[str], cwd: str | None, env: dict[str, str] | None) -> None:
         self.token = secrets.token_hex(16)
@@ -205,7 +153,7 @@ class _Process:
         environment[TOKEN_VARIABLE] = self.token
         try:
             self.proc = subprocess.Popen(
-                argv,
+                shepherded(argv, cwd, environment),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -219,7 +167,11 @@ class _Process:
         assert self.proc.stdin
         assert self.proc.stdout
         assert self.proc.stderr
-        self.lines: queue.Queue[object] = queue.Queue()
+        #: Batches of lines, one a read of stdout (a list of bytes, _EOF or _OVERLONG).
+        self.lines: queue.Queue[list[object]] = queue.Queue()
+        self._ready: collections.deque[object] = collections.deque()
+        self._io = threading.Lock()
+        self._unfinished = 0
         self._stderr: collections.deque[bytes] = collections.deque()
         self._stderr_size = 0
         self._lock = threading.Lock()
@@ -232,32 +184,50 @@ class _Process:
             thread.start()
 
     def _read_stdout(self) -> None:
+        """Read stdout into lines; each read's lines are queued together, under ``_io``.
+
+        Holding ``_io`` from the read to the queueing means that, under the same lock, a
+        byte the implementation has written is either still in the pipe or already queued:
+        :meth:`unsolicited` sees it either way.
+        """
         assert self.proc.stdout
         fd = self.proc.stdout.fileno()
         pending = bytearray()
         while True:
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self.lines.put(_EOF)
+            with contextlib.suppress(OSError):
+                select.select([fd], [], [])  # wait outside the lock: the read will not block
+            with self._io:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:
+                    chunk = b""
+                batch = self._split(chunk, pending)
+                self._unfinished = len(pending)
+                self.lines.put(batch)
+            if batch and batch[-1] in (_EOF, _OVERLONG):
                 return
-            start = 0
-            while True:
-                end = chunk.find(b"\n", start)
-                if end < 0:
-                    pending += chunk[start:]
-                    break
-                pending += chunk[start:end]
-                if len(pending) > MAX_LINE_BYTES:  # a finished line is bounded too
-                    break
-                self.lines.put(bytes(pending))
-                pending.clear()
-                start = end + 1
-            if len(pending) > MAX_LINE_BYTES:
-                self.lines.put(_OVERLONG)
-                return
+
+    @staticmethod
+    def _split(chunk: bytes, pending: bytearray) -> list[object]:
+        """The lines ``chunk`` finishes (``pending`` holds the unfinished one), or the end."""
+        if not chunk:
+            return [_EOF]
+        batch: list[object] = []
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                pending += chunk[start:]
+                break
+            pending += chunk[start:end]
+            if len(pending) > MAX_LINE_BYTES:  # a finished line is bounded too
+                break
+            batch.append(bytes(pending))
+            pending.clear()
+            start = end + 1
+        if len(pending) > MAX_LINE_BYTES:
+            batch.append(_OVERLONG)
+        return batch
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr
@@ -305,11 +275,16 @@ class _Process:
                 raise _Fault("the implementation closed its stdin") from None
             data = data[written:]
 
+    def _next(self, timeout: float) -> object:
+        while not self._ready:
+            self._ready.extend(self.lines.get(timeout=timeout))
+        return self._ready.popleft()
+
     def receive(self, deadline: float) -> Any:
         """Read one JSON message, giving up at ``deadline``."""
         remaining = deadline - time.monotonic()
         try:
-            line = self.lines.get(timeout=max(0.0, remaining))
+            line = self._next(max(0.0, remaining))
         except queue.Empty:
             raise _Fault(NO_REPLY, timeout=True) from None
         if line is _EOF:
@@ -325,21 +300,35 @@ class _Process:
         return _decode(line)
 
     def unsolicited(self) -> bytes | None:
-        """A line the implementation wrote before it was asked anything (None if none)."""
-        while True:
-            try:
-                item = self.lines.get_nowait()
-            except queue.Empty:
-                return None
-            if isinstance(item, bytes):
-                return item
-            # End of output (or an over-long line): the reader has stopped, so putting it
-            # back keeps the order for receive() to report it.
-            self.lines.put(item)
-            return None
+        """What the implementation has written that no request asked for yet (None if nothing).
+
+        Called just before a request is sent: a whole line read from stdout, part of one, or
+        bytes still in the pipe were all written before the request, so each is a fault.
+        (A line written after the request was sent, however early, cannot be told from the
+        answer: the protocol promises no more than this.)
+        """
+        with self._io:
+            while True:
+                try:
+                    self._ready.extend(self.lines.get_nowait())
+                except queue.Empty:
+                    break
+            first = self._ready[0] if self._ready else None
+            if isinstance(first, bytes):
+                return first
+            if first is not None:
+                return None  # the end of output (or an over-long line): receive() says so
+            if self._unfinished or _unread(self.proc.stdout):
+                return b"(the start of a line)"
+        return None
 
     def kill(self) -> None:
-        """Kill the process group and every descendant, then reap the process."""
+        """Kill every descendant and the process group, then reap the process.
+
+        Descendants first: while the shepherd lives, a process whose parent is killed is
+        handed to it, and the next pass finds it there.
+        """
+        kill_tree(self.proc.pid, self.token)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         kill_tree(self.proc.pid, self.token)

@@ -17,7 +17,9 @@ Answers (to every case):
 * ``xml-forbidden``: a string holding U+FFFF, NUL, ESC and an OSC sequence;
 * ``nan``: ``[NaN, Infinity]``;
 * ``long-integer``: ``[10**5000]``;
-* ``early``: the right answer, then at once a reply for the next seq, before its request;
+* ``early``: the right answer, and in the same write a reply for the next seq, before its
+  request;
+* ``early-part``: the right answer, and in the same write the start of a line with no end;
 * ``seq-true``: the right answer with ``"seq": true``;
 * ``stderr-escapes``: writes escape sequences and NUL to stderr, then exits.
 
@@ -34,6 +36,11 @@ Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid(
 grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case;
 ``ignore-stop`` starts a child, answers every case right, and ignores ``stop`` (and the end
 of its input): it creates the file ``HOSTILE_STOPPED`` names when ``stop`` comes, and sleeps.
+
+``clean-escape`` answers every case right, but first starts a daemon that leaves nothing to
+find it by: a double fork with ``setsid()`` between, and the grandchild runs with an empty
+environment (no token), so no walk of the implementation's descendants or of environments
+reaches it.
 
 With ``HOSTILE_ONCE=FILE``, every kind answers the very first request of all its lives right
 (the runner's pre-flight check that the implementation can be run at all), and marks it by
@@ -103,6 +110,18 @@ def start_escapees():
     subprocess.run([sys.executable, "-c", code, PIDS or ""], check=True)
 
 
+def start_clean_escapee():
+    """A double-forked daemon in a session of its own, with an empty environment."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            note_pid(os.getpid())
+            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)"], {})
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def hello():
     name, version = f"hostile-{KIND}", "1"
     if KIND == "hello-surrogate":
@@ -116,6 +135,8 @@ def hello():
         name, version = "hostile\u202e\u009b[2Jbidi", "1\u009b\u200f"
     if KIND == "setsid-hang":
         start_escapees()
+    if KIND == "clean-escape":
+        start_clean_escapee()
     if KIND == "ignore-stop":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
         note_pid(child.pid)
@@ -157,8 +178,16 @@ def answer(msg):
     elif KIND == "long-integer":
         raw_output(seq, "[1" + "0" * 5000 + "]")
     elif KIND == "early":
-        write(json.dumps({"seq": seq, **right(msg)}))
-        write(json.dumps({"seq": seq + 1, "output": []}))
+        # One write of both lines (atomic in a pipe): the early line is there before the
+        # runner can send the next request, so it must be found, however loaded the machine.
+        write(
+            json.dumps({"seq": seq, **right(msg)})
+            + "\n"
+            + json.dumps({"seq": seq + 1, "output": []})
+        )
+    elif KIND == "early-part":
+        # The start of a line, with no end, written with the answer.
+        write(json.dumps({"seq": seq, **right(msg)}) + '\n{"seq": ' + str(seq + 1)[:-1])
     elif KIND == "seq-true":
         write(json.dumps({"seq": True, **right(msg)}))
     elif KIND == "stderr-escapes":

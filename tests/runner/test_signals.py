@@ -134,6 +134,28 @@ def test_setsid_children_are_killed_with_the_implementation(tmp_path: Path, monk
     adapter.close()
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_CHILD_SUBREAPER is Linux's")
+def test_a_daemon_with_no_token_and_no_parent_is_killed_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Double fork, setsid() and an empty environment: neither the process tree under the
+    # implementation nor the token finds the daemon; only a subreaper keeps it in the tree.
+    pidfile = tmp_path / "pids"
+    monkeypatch.setenv("HOSTILE_PIDS", str(pidfile))
+    adapter = SubprocessAdapter(hostile_command("clean-escape"), timeout=30)
+    adapter.start()
+    try:
+        pids = _pids(pidfile, at_least=2)
+        daemon = pids[-1]
+        assert _alive(daemon)
+        with open(f"/proc/{daemon}/environ", "rb") as handle:
+            assert handle.read() == b""  # nothing carries the token
+        assert adapter.run("idset.decode", "1", edition=None).kind == "output"
+    finally:
+        adapter.close()
+    assert _all_gone(pids), [p for p in pids if _alive(p)]
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: int

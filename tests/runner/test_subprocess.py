@@ -19,8 +19,11 @@ from flux_conformance.runner.engine import Outcome, run_cases
 from flux_conformance.runner.oracle import reference_oracle
 
 
-def _run(suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0):
-    adapter = SubprocessAdapter(fake_command(mode, arg), timeout=timeout, start_timeout=timeout)
+def _run(
+    suite: Suite, mode: str, arg: str | None = None, timeout: float = 2.0, start: float = 60.0
+):
+    # A start timeout of its own: under load a start takes seconds, and only a case may hang.
+    adapter = SubprocessAdapter(fake_command(mode, arg), timeout=timeout, start_timeout=start)
     with contextlib.suppress(AdapterError):
         adapter.start()
     try:
@@ -139,7 +142,7 @@ def test_broken_hello_gives_up_and_reports_every_case(mini_suite):
 
 def test_silent_hello_times_out(mini_suite):
     start = time.monotonic()
-    _, results, _ = _run(mini_suite, "slow-hello", timeout=0.5)
+    _, results, _ = _run(mini_suite, "slow-hello", timeout=0.5, start=0.5)
     assert {r.outcome for r in results} == {Outcome.ERRORED}
     assert time.monotonic() - start < 10
 
