@@ -66,6 +66,27 @@ class WrongCategory:
         return {"error": {"category": "nonsense", "message": "?"}}
 
 
+class RealWrongCategory:
+    """Refuses every input with ``limit``: a category idset.decode has, never the right one
+    for the mini suite's cases (which expect an output or ``syntax``)."""
+
+    def run(self, operation, input, **options):
+        return {"error": {"category": "limit", "message": "too big"}}
+
+
+class HostileReasons:
+    """The reference, but every refusal's message holds NUL, ESC, U+FFFF and a lone
+    surrogate, and every output is wrong: each report must stay valid."""
+
+    def run(self, operation, input, **options):
+        evil = "nul\x00 esc\x1b[2J ffff\uffff surrogate\ud800 ]]> <&>"
+        try:
+            run(operation, input, **options)
+        except FormatError:
+            return {"error": {"category": "syntax", "message": evil}}
+        return {"error": {"category": "limit", "message": evil}}
+
+
 class Unsupporting:
     """Has no operation at all."""
 

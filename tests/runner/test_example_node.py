@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -13,8 +14,12 @@ from flux_conformance.runner.cli import main
 NODE = shutil.which("node")
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_node_example_passes_idset_cases_and_skips_the_rest(capsys):
+    if NODE is None:
+        # CI installs it (.ci/run) and sets this variable, so there it is never skipped.
+        if os.environ.get("FLUX_CONFORMANCE_REQUIRE_SYSTEM_LIBRARIES"):
+            pytest.fail("node is not installed (apt-get install nodejs)")
+        pytest.skip("node is not installed")
     impl = f"exec:{NODE} {ROOT / 'examples' / 'node' / 'idset.js'}"
     code = main(["run", "--impl", impl, "--json", "-", "-o", "idset.*", "-o", "hostlist.decode"])
     out, _ = capsys.readouterr()

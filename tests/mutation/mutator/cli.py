@@ -183,7 +183,12 @@ class _Progress:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite against mutants of the reference and report; 1 if a module scores under
     the threshold or an entry of equivalent.yaml is wrong (killed, stale, ambiguous)."""
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if "--runner" in given:  # the runner's tests against mutants of the runner
+        from .runner_mode import main as runner_main
+
+        return runner_main(given)
+    args = _parser().parse_args(given)
     target = reference_target(args.module)
     mutants = _all_mutants(target)
     if args.list:
