@@ -117,6 +117,20 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def _command(argv: list[str]) -> str:
+    """The run's command as the report shows it: where it wrote is no part of what it did."""
+    shown: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--out", "--table"):
+            skip = True
+        elif not arg.startswith(("--out=", "--table=")):
+            shown.append(arg)
+    return "tox -e diff -- " + " ".join(shown)
+
+
 def render_block(data: dict[str, Any]) -> str:
     """The findings block of docs/diff.md, from a findings file's data."""
     pairs = [PairResult.from_json(p) for p in data["pairs"]]
@@ -336,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     own, child = peak_memory()
     data = {
         "run": {
-            "command": "tox -e diff -- " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "command": _command(argv if argv is not None else sys.argv[1:]),
             "seed": args.seed,
             "per_pair": share,
             "timeout": args.timeout,
