@@ -82,3 +82,10 @@ def test_differences_are_shown_by_deepdiff_up_to_2000_values_only() -> None:
     over = _diff(list(range(2_000)), [*range(1_999), -1])  # 2,001
     assert at_bound == "Value of root[1998] changed from 1998 to -1."
     assert over == "value[1999]: expected 1999, got -1"
+
+
+def test_an_integer_past_64_bits_is_described_and_one_within_is_written() -> None:
+    assert bounds.first_difference(2**64, 1) == (
+        "value: expected an integer of about 20 digits, got 1"
+    )
+    assert bounds.first_difference(2**64 - 1, 1) == "value: expected 18446744073709551615, got 1"
