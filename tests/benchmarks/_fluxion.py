@@ -35,7 +35,8 @@ from typing import Any
 
 __all__ = ["Session", "Timings", "available", "resource_query", "session"]
 
-#: How long an ``allocated`` R is held (as the adapter holds it; see docs/adapters.md).
+#: How long an ``allocated`` R without an expiration is held (as the adapter holds it; see
+#: docs/adapters.md).
 HORIZON = 3153600000
 
 _why: list[str] = []

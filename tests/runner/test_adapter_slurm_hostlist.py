@@ -218,7 +218,11 @@ def test_adapter_without_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_worker_command_and_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(slurm_hostlist, "_library_present", lambda: True)
     adapter = SlurmHostlist(timeout=5)
-    assert adapter.command.endswith("-m flux_conformance.runner.adapters.thirdparty.slurm_hostlist")
+    assert adapter.command.endswith(
+        "-m flux_conformance.runner.adapters.thirdparty._worker "
+        "flux_conformance.runner.adapters.thirdparty.slurm_hostlist:SlurmHostlistLibrary "
+        f"--memory {slurm_hostlist.WORKER_MEMORY}"
+    )
     assert adapter.timeout == slurm_hostlist.MIN_TIMEOUT
 
 

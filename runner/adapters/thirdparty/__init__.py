@@ -8,7 +8,8 @@ the specs, one reason per case (see ``docs/adapters.md``).
 
 * :mod:`.python_hostlist` -- ``python-hostlist`` (``--impl python-hostlist``);
 * :mod:`.clustershell` -- ClusterShell's ``NodeSet``/``RangeSet`` (``--impl clustershell``);
-* :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``);
+* :mod:`.fluxcore` -- flux-core's Python bindings (``--impl flux-core``), with
+  :mod:`.fluxcore_sched` for ``sched.allocate`` (a job through job-ingest and sched-fifo);
 * :mod:`.fluxcore_librlist` -- flux-core's C library of R and constraints, librlist, linked
   from a flux-core build and called through ctypes in a worker process
   (``--impl flux-core-librlist``);
@@ -17,6 +18,9 @@ the specs, one reason per case (see ``docs/adapters.md``).
 * :mod:`.slurm_hostlist` -- Slurm's ``slurm_hostlist_*`` functions from Debian's libslurm38,
   through ctypes in a worker process (``--impl slurm-hostlist``);
 * :mod:`.pdsh` -- Debian's ``pdsh`` and ``dshbak`` programs (``--impl pdsh``).
+
+What they share is in :mod:`._base` (outcome builders, dispatch by operation) and
+:mod:`._worker` (the one entry of the worker processes).
 """
 
 from __future__ import annotations

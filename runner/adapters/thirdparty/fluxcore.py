@@ -44,14 +44,13 @@ operation                     flux-core API
                               the host (``nodelist``), cores and gpus (``encode``)
                               and properties (``get_properties``)
 ``R.union/diff/intersect``    ``ResourceSet.union / diff / intersect``, ``encode()``
-``sched.allocate``            the scheduler pool of ``sched-simple`` and
-                              ``sched-fifo``: ``flux.resource.ResourcePool(pool)``;
-                              each ``allocated`` R is marked taken with
-                              ``register_alloc(jobid, ResourcePool(R))`` (what a
-                              scheduler does for running jobs when it restarts);
-                              then ``parse_resource_request(jobspec)``,
-                              ``check_feasibility(request)`` and
-                              ``alloc(jobid, request).to_dict()``
+``sched.allocate``            what flux-core does with a submitted job: job-ingest's
+                              validator (``validate_jobspec(jobspec, 1)``); the pool
+                              of ``sched-simple`` and ``sched-fifo``,
+                              ``flux.resource.ResourcePool(pool)``, told of each
+                              running ``allocated`` R (``register_alloc``, the
+                              scheduler's ``hello``); ``parse_resource_request``,
+                              ``alloc`` and sched-fifo's stamp of the times
 ============================  =====================================================
 
 Unsupported (no flux-core API): ``range.decode`` (flux-core parses RFC 45 strings only as
@@ -75,17 +74,8 @@ the input:
   ``Hostlist``, ``ResourceCount``, ``ResourceSet`` and ``validate_jobspec`` raise), an
   ``OSError`` with ``EINVAL`` from ``validate_jobspec``, and ``validate_jobspec`` returning
   ``(1, reason)`` instead of raising -> ``unknown``;
-* ``sched.allocate``: the scheduler pool is judged on its own (job-ingest's V1 validator, which
-  refuses every range count, is not put in front of it).  A pool or allocated R that
-  ``ResourcePool`` or ``register_alloc`` refuses (generic exceptions) -> ``unknown``; a jobspec
-  that ``parse_resource_request`` refuses -> ``unknown``, except "Unable to determine slot
-  count/size" (a request without a slot or without cores, which its request model cannot
-  express) -> ``unsupported`` with that reason; ``InfeasibleRequest`` -> ``unsatisfiable``,
-  except the one for a count with discrete values, which says the pool does not support such
-  counts -> ``unsupported``; ``InsufficientResources`` -> ``busy`` (flux-core's own classes
-  name the kind); a ``ValueError`` from ``alloc`` itself (an unknown constraint operator) ->
-  ``unknown``.  ``now`` has no counterpart (``Rv1Pool`` reads the clock and leaves the times
-  to the job manager), so it is not passed;
+* ``sched.allocate``: each step flux-core takes with a submitted job, with its own refusals
+  (:mod:`.fluxcore_sched`);
 * anything else propagates, and the case is errored (flux-core crashed on that input).
 
 The adapter's one bound of its own: it lists at most :data:`MAX_VALUES` ids, hosts or counts.
@@ -120,6 +110,7 @@ from flux_conformance.runner.adapters.thirdparty._base import (
     refused,
     unsupported,
 )
+from flux_conformance.runner.adapters.thirdparty.fluxcore_sched import allocate
 
 __all__ = ["MAX_VALUES", "PREFIX_VARIABLE", "FluxCore"]
 
@@ -159,9 +150,6 @@ _NEEDS_BUILD = (
 _WHEEL_PACKAGE = "_flux_conformance_wheel"
 
 _INVALID = (ValueError, TypeError, KeyError)
-
-#: How ``ResourceRequest.from_jobspec`` says a valid jobspec has no slot or no core vertex.
-_CANNOT_EXPRESS = "Unable to determine slot"
 
 
 def _optional(name: str) -> ModuleType | None:
@@ -564,29 +552,4 @@ class FluxCore(ThirdPartyImplementation):
     # -- scheduling ---------------------------------------------------------------------
 
     def _sched_allocate(self, value: Any) -> Mapping[str, Any]:
-        pool_class = self._ResourcePool
-        try:
-            pool = pool_class(json.dumps(value["pool"]))
-            for jobid, taken in enumerate(value.get("allocated", []), start=1):
-                pool.register_alloc(jobid, pool_class(json.dumps(taken)))
-        except _INVALID as exc:
-            return refused(exc)
-        try:
-            request = pool.parse_resource_request(value["jobspec"])
-        except _INVALID as exc:
-            if str(exc).startswith(_CANNOT_EXPRESS):
-                return unsupported(f"flux-core's scheduler cannot express this request: {exc}")
-            return refused(exc)
-        try:
-            pool.check_feasibility(request)
-            allocation = pool.alloc(len(value.get("allocated", [])) + 1, request)
-        except pool_class.InsufficientResources as exc:
-            return error("busy", exc)
-        except pool_class.InfeasibleRequest as exc:
-            if "does not support" in str(exc):
-                return unsupported(f"flux-core's scheduler: {exc}")
-            return error("unsatisfiable", exc)
-        except _INVALID as exc:
-            # Raised by the pool's own checks of the request (a constraint it cannot read).
-            return refused(exc)
-        return output(allocation.to_dict())
+        return allocate(value, self._validate_jobspec, self._ResourcePool)

@@ -4,10 +4,10 @@ The C library is called through :mod:`ctypes`, always in a worker process of its
 libslurm answers some inputs with ``fatal()`` (an ``exit``) or ``abort()`` (more than
 262,144 ranges in one bracket, memory exhausted), which would end the whole run if it
 were loaded in the runner.  :class:`SlurmHostlist` is therefore a subprocess adapter
-that starts ``python -m runner.adapters.thirdparty.slurm_hostlist``; that worker serves
-:class:`SlurmHostlistLibrary` over the suite's own protocol, with its address space
-capped at :data:`WORKER_MEMORY`, so a crash, an abort or a hang of the library errors
-one case, the worker is restarted, and the run goes on.
+that starts the shared worker entry (``_worker``) serving :class:`SlurmHostlistLibrary`
+over the suite's own protocol, with its address space capped at :data:`WORKER_MEMORY`, so a
+crash, an abort or a hang of the library errors one case, the worker is restarted, and the
+run goes on.
 
 What it answers, and through which functions (no ``slurm.conf`` is read: the hostlist code
 asks only for the cluster's dimensions, which are compiled in; ``SLURM_CONF`` is pointed at
@@ -41,14 +41,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import shlex
 import subprocess
-import sys
 from collections.abc import Mapping
 from typing import Any
 
 from flux_conformance.runner.adapters.base import AdapterError
-from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.adapters.thirdparty._base import (
     ThirdPartyImplementation,
     adapter_bound,
@@ -56,6 +53,7 @@ from flux_conformance.runner.adapters.thirdparty._base import (
     refused,
     unsupported,
 )
+from flux_conformance.runner.adapters.thirdparty._worker import WorkerAdapter
 
 __all__ = [
     "LIBRARY",
@@ -64,7 +62,6 @@ __all__ = [
     "WORKER_MEMORY",
     "SlurmHostlist",
     "SlurmHostlistLibrary",
-    "main",
 ]
 
 #: The shared object of Debian's ``libslurm38`` (Slurm 22.05).
@@ -231,32 +228,15 @@ def _library_present() -> bool:
     )
 
 
-class SlurmHostlist(SubprocessAdapter):
+class SlurmHostlist(WorkerAdapter):
     """The runner's side: starts the worker that holds libslurm, one case at a time."""
 
     def __init__(self, *, timeout: float = 10.0) -> None:
         if not _library_present():
             raise AdapterError(f"Slurm's {LIBRARY} is not installed; {_INSTALL}")
-        env = dict(os.environ, SLURM_CONF="/dev/null")
         super().__init__(
-            shlex.join([sys.executable, "-m", __name__]),
+            f"{__name__}:SlurmHostlistLibrary",
             timeout=max(timeout, MIN_TIMEOUT),
-            env=env,
+            memory=WORKER_MEMORY,
+            env=dict(os.environ, SLURM_CONF="/dev/null"),
         )
-
-
-def main() -> int:
-    """The worker: cap the address space, load libslurm, serve it on stdin/stdout."""
-    import resource
-
-    from flux_conformance.runner.tools.serve import serve
-
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    impl = SlurmHostlistLibrary()
-    return serve(impl, name=impl.name, version=impl.version, operations=list(impl.operations))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
