@@ -107,8 +107,9 @@ def _allocation_request(draw: st.DrawFn) -> dict[str, Any]:
     if shape == "node-slot":
         slot = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": inner}
         vertex = {"type": "node", "count": draw(_alloc_count), "with": [slot]}
-        if draw(st.booleans()):
-            vertex["exclusive"] = draw(st.booleans())
+        exclusive = draw(st.sampled_from((None, True, False)))
+        if exclusive is not None:
+            vertex["exclusive"] = exclusive
     elif shape == "slot":
         vertex = {"type": "slot", "label": "task", "count": draw(_alloc_count), "with": inner}
         if draw(st.integers(0, 3)) == 0:
