@@ -15,7 +15,7 @@ Each disagreement ``diff`` finds between an implementation and the reference is 
   implementation refuses an input with a number past 2**31 with ``limit`` or without saying
   which kind of refusal (``unknown``) where the reference answers: the readings allow an
   implementation its own bound, so it is no departure (whether an answer's numbers are right is
-  not judged here);
+  judged only for ``idset.encode``, whose right answer is the ids it was given);
 * ``new``: none of these: a class of input no case has yet.  A person reviews it and, when the
   reference is right, writes the case (docs/diff.md).
 
@@ -40,6 +40,7 @@ from typing import Any
 
 from flux_conformance.runner.adapters.base import Adapter, Reply
 from flux_conformance.runner.cases import Case
+from flux_conformance.runner.comparators.text import idset_runs_past_limits
 from flux_conformance.runner.tools.diff import Disagreement
 
 __all__ = ["Finding", "PairResult", "classify", "features", "outcome", "render_table"]
@@ -214,6 +215,28 @@ class _Classifier:
         expected = self.reference.run(operation, value, edition=self.edition)
         return outcome(actual), outcome(expected)
 
+    def _wrong_ids(self, operation: str, value: Any) -> bool:
+        """Whether an encoder's answer past the reference's limit names other ids than given.
+
+        Past its limit the reference cannot say what a decoder's answer should be, but an
+        encoder's is known: the ids it was given (libslurm writes 2**64 as 2**64 - 1).
+        """
+        if operation != "idset.encode" or not isinstance(value, list):
+            return False
+        if not all(type(i) is int and i >= 0 for i in value):
+            return False
+        answer = self.impl.run(operation, value, edition=self.edition)
+        if answer.kind != "output" or not isinstance(answer.value, str):
+            return False
+        want = [[i, i] for i in sorted(set(value))]
+        merged: list[list[int]] = []
+        for low, high in want:
+            if merged and merged[-1][1] + 1 == low:
+                merged[-1][1] = high
+            else:
+                merged.append([low, high])
+        return idset_runs_past_limits(answer.value) != merged
+
     def shown(self, operation: str) -> tuple[frozenset[str], list[Any]]:
         """The operation's common features, and each known failure's outcomes and features."""
         if operation not in self._shown:
@@ -230,6 +253,8 @@ class _Classifier:
         if json.dumps(value, sort_keys=True) in self.inputs:
             return "covered", "a case with this input"
         critical = _critical(features(value))
+        if pair == ("output", "error:limit") and self._wrong_ids(operation, value):
+            return "new", ""
         if pair == ("output", "error:limit") or (
             pair[1] == "output" and pair[0] in ("error:limit", "error:unknown") and critical
         ):

@@ -134,3 +134,29 @@ def test_the_recorded_command_leaves_out_where_it_wrote() -> None:
     run_all = _run_all()
     argv = ["--per-pair", "5", "--out", "DIR", "--table=docs/diff.md", "--impl", "pdsh"]
     assert run_all._command(argv) == "tox -e diff -- --per-pair 5 --impl pdsh"
+
+
+class RoundsDown:
+    """idset.encode that writes every id past 2**64 - 1 as 2**64 - 1 (libslurm's reading)."""
+
+    def run(self, operation: str, value: Any, /, **options: Any) -> dict[str, Any]:
+        clamped = sorted({min(i, 2**64 - 1) for i in value})
+        return {"output": ",".join(map(str, clamped))}
+
+
+def test_an_encoder_past_the_limit_is_judged_by_its_ids() -> None:
+    suite = load_suite()
+    for value, kind in (([5, 2**64 + 5], "new"), ([5, 6], "limit")):
+        found = Disagreement(
+            "idset.encode", value, Reply("output"), Reply("error", "limit"), "", ()
+        )
+        (finding,) = classify(
+            [found],
+            implementation="planted",
+            edition="2026-08-13",
+            known_failures=lambda op: [],
+            cases=suite.cases,
+            impl=InProcessAdapter(RoundsDown()),
+            reference=InProcessAdapter(ReferenceImplementation()),
+        )
+        assert finding.kind == kind
