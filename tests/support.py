@@ -96,3 +96,50 @@ def github_outputs(text: str) -> dict[str, str]:
             name, value = line.split("=", 1)
             outputs[name] = value
     return outputs
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, channels per pixel and raw rows of an 8-bit, non-interlaced PNG (as Chromium writes)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks, header = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks += body
+        pos += 12 + length
+    assert header is not None
+    width, height, depth, colour, _, _, interlace = header
+    assert (depth, interlace) == (8, 0)
+    assert colour in (2, 6)
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(chunks)
+    stride = width * channels
+    rows: list[bytes] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up = previous[x]
+            corner = previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[x] = (line[x] + guess) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, channels, rows

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from flux_conformance.runner.adapters.base import Adapter, ImplSpecError
 
-__all__ = ["make_adapter"]
+__all__ = ["description", "make_adapter"]
 
 
 def make_adapter(spec: str, *, timeout: float = 10.0, max_timeouts: int | None = None) -> Adapter:
@@ -61,3 +61,34 @@ def make_adapter(spec: str, *, timeout: float = 10.0, max_timeouts: int | None =
         f"'exec:COMMAND' (e.g. --impl 'exec:flux-conformance serve') or one of: "
         f"{', '.join(sorted(KNOWN)) or 'no shipped adapters'}"
     )
+
+
+def description(spec: str) -> str:
+    """What the implementation an ``--impl`` value names is, and how it gets here, in prose.
+
+    For a shipped adapter, the opening of its module's docstring (its first paragraph, and the
+    second unless that one introduces a list); for the others, what the spelling means.
+    """
+    import importlib
+    import re
+
+    from flux_conformance.runner.adapters import KNOWN
+
+    if spec == "reference":
+        return (
+            "The suite's reference implementation: pure Python, one module per format, run "
+            "in-process; it takes the readings docs/readings.md gives where a text is open."
+        )
+    if spec in KNOWN:
+        module = importlib.import_module(KNOWN[spec].partition(":")[0])
+        paragraphs = (module.__doc__ or "").strip().split("\n\n")
+        kept = paragraphs[:1] + [p for p in paragraphs[1:2] if not p.rstrip().endswith(":")]
+        text = " ".join(" ".join(p.split()) for p in kept)
+        text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+        return text.replace("``", "")
+    kind, _, rest = spec.partition(":")
+    if kind == "python":
+        return f"A Python object run in-process ({rest})."
+    if kind == "exec":
+        return "A program speaking the suite's JSON Lines protocol, started as a subprocess."
+    return ""

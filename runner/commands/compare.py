@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from flux_conformance import runner
 from flux_conformance.runner.atomic import write_atomic
@@ -57,6 +57,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from flux_conformance.runner.tools.compare import run_matrix
 
     check_writable(args.markdown, args.html)
+    histories = _site_checks(args)
     suite = load(args)
     cases, _ = selected(suite, args)
     edition = suite.editions.resolve(args.edition)
@@ -90,11 +91,12 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             )
             preflight(adapter, cases, skip=skip, edition=edition)
         filters = filters_of(args, suite).to_json()
+        started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         about = (
             f"flux-conformance {runner.__version__} (cases {suite.digest()[:12]}), "
             f"edition {edition}, {len(cases)} cases"
             + ("".join(f"; {k} {', '.join(v)}" for k, v in filters.items()))
-            + f", run {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
+            + f", run {started_at}"
         )
         matrix = run_matrix(
             suite,
@@ -135,6 +137,17 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.html:
         write_atomic(args.html, matrix_html(matrix))
         print(f"wrote {shown(args.html)}", file=err)
+    if args.site:
+        _write_site(
+            args,
+            matrix,
+            suite,
+            edition=edition,
+            histories=histories,
+            started=started_at,
+            command=command_line(args, impls),
+            err=err,
+        )
     return status
 
 
@@ -172,6 +185,59 @@ def command_line(args: argparse.Namespace, impls: list[str]) -> str:
     return shell_command(argv)
 
 
+def _site_checks(args: argparse.Namespace) -> list[Any]:
+    """Before anything runs: the site's folder is ours to write, the histories load."""
+    if not args.site:
+        if args.history:
+            raise UsageError("--history is shown on the site: give --site DIR too")
+        return []
+    from flux_conformance.runner.report.site import check_target
+    from flux_conformance.runner.report.site.history import load_history
+
+    check_target(Path(args.site))
+    return [load_history(Path(path)) for path in args.history or ()]
+
+
+def _write_site(
+    args: argparse.Namespace,
+    matrix: Any,
+    suite: Any,
+    *,
+    edition: str,
+    histories: list[Any],
+    started: str,
+    command: str,
+    err: IO[str],
+) -> None:
+    """Write the results site (``--site DIR``), and say how long it took."""
+    import functools
+    import time
+
+    from flux_conformance.runner.adapters.factory import description
+    from flux_conformance.runner.report.site import Site, write_site
+    from flux_conformance.runner.tools.clarify import reading_taken
+
+    began = time.perf_counter()
+    site = Site(
+        matrix,
+        suite,
+        edition,
+        started=started,
+        command=command,
+        suite_size=suite_size(suite, edition),
+        descriptions={c.spec: description(c.spec) for c in matrix.columns},
+        reading_of=functools.partial(_reading, suite=suite, taken=reading_taken),
+        histories=tuple(histories),
+    )
+    count = write_site(site, Path(args.site))
+    seconds = time.perf_counter() - began
+    print(f"wrote the site {args.site} ({count:,} files, {seconds:.1f} s)", file=err)
+
+
+def _reading(case: Any, reply: Any, *, suite: Any, taken: Any) -> str:
+    return str(taken(case, reply, suite))
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``compare``."""
     p = sub.add_parser(
@@ -206,6 +272,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_jobs_option(p)
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown matrix here")
     p.add_argument("--html", metavar="FILE", help="write the HTML page here")
+    p.add_argument(
+        "--site",
+        metavar="DIR",
+        help="write a static results site here (pages per implementation, case and spec; "
+        "badges); docs/site.md",
+    )
+    p.add_argument(
+        "--history",
+        action="append",
+        metavar="FILE",
+        help="a release history (implementations/flux-core/history.py) to show on the site "
+        "(repeatable)",
+    )
     p.add_argument(
         "--all-rows",
         action="store_true",

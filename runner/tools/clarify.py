@@ -25,7 +25,7 @@ from flux_conformance.runner.engine import Outcome, judge
 from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report import compact_json
 
-__all__ = ["Reading", "clarify_report", "collect_readings", "shipped_findings"]
+__all__ = ["Reading", "clarify_report", "collect_readings", "reading_taken", "shipped_findings"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,11 @@ def _describe(expected: Expected) -> str:
     return f"output `{compact_json(expected.value, 300)}`"
 
 
-def _which(case: Case, reply: Reply, suite: Suite) -> str:
+def reading_taken(case: Case, reply: Reply, suite: Suite) -> str:
+    """Which permitted reading of a clarification case ``reply`` takes, in words.
+
+    ``reading 2: error `syntax```, ``unsupported``, or ``none of the permitted readings: ...``.
+    """
     op = suite.operations[case.operation]
     if reply.kind in ("errored", "unsupported"):
         return f"{reply.kind}" + (f" ({reply.message})" if reply.message else "")
@@ -85,7 +89,7 @@ def collect_readings(
                 else:
                     reply = Reply("unsupported")
                 label = f"{adapter.name} {adapter.version}".strip()
-                taken.append((label, _which(case, reply, suite)))
+                taken.append((label, reading_taken(case, reply, suite)))
             readings.append(Reading(case, tuple(taken)))
     finally:
         for adapter in labels_and_adapters:

@@ -111,3 +111,15 @@ def unknown_refusals(operation, input, **options):
         return {"output": run(operation, input, **options)}
     except FormatError as exc:
         return {"error": {"category": "unknown", "message": str(exc)}}
+
+
+class Hostile:
+    """Answers with text that must be escaped wherever it is shown (site and report tests)."""
+
+    name = '<img src=x onerror="alert(1)">&amp;'
+    version = "1.0 </title><script>alert(2)</script>"
+
+    def run(self, operation, input, **options):
+        if input == "01":
+            return {"error": {"category": "syntax", "message": "</pre><script>alert(3)</script>"}}
+        return {"output": ["</td><b onmouseover='x'>&\"\x00\x1b[31m\ud800"]}

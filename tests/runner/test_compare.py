@@ -10,7 +10,7 @@ import shutil
 import subprocess
 
 import pytest
-from support import MINI
+from support import MINI, png_pixels
 
 from flux_conformance import reference
 from flux_conformance.runner.cases import load_suite
@@ -278,53 +278,6 @@ def test_unsupported_operations_fold_into_one_cell(mini_suite):
     assert 'class="bar" data-spec="RFC 22" data-impl="1"' not in chart_svg(m)
 
 
-def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and raw RGB(A) rows of an 8-bit, non-interlaced PNG (what Chromium writes)."""
-    import struct
-    import zlib
-
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks, header = 8, b"", None
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            chunks += body
-        pos += 12 + length
-    assert header is not None
-    width, height, depth, colour, _, _, interlace = header
-    assert (depth, interlace) == (8, 0)
-    assert colour in (2, 6)
-    channels = 3 if colour == 2 else 4
-    raw = zlib.decompress(chunks)
-    stride = width * channels
-    rows: list[bytes] = []
-    previous = bytearray(stride)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up = previous[x]
-            corner = previous[x - channels] if x >= channels else 0
-            if kind == 1:
-                line[x] = (line[x] + left) & 0xFF
-            elif kind == 2:
-                line[x] = (line[x] + up) & 0xFF
-            elif kind == 3:
-                line[x] = (line[x] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
-                line[x] = (line[x] + guess) & 0xFF
-        rows.append(bytes(line))
-        previous = line
-    return width, channels, rows
-
-
 def test_chart_renders_in_a_real_browser(matrix, tmp_path):
     if BROWSER is None:
         if os.environ.get("FLUX_CONFORMANCE_REQUIRE_BROWSER"):
@@ -354,7 +307,7 @@ def test_chart_renders_in_a_real_browser(matrix, tmp_path):
         check=False,
     )
     assert shot.is_file(), proc.stderr[-2000:]
-    width, channels, rows = _png_pixels(shot.read_bytes())
+    width, channels, rows = png_pixels(shot.read_bytes())
     # The reference's bar is a 420-pixel run of its colour (#1b7837) near the top of the page.
     green = bytes((0x1B, 0x78, 0x37))
     longest = 0
