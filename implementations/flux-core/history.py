@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import os
 import shlex
@@ -31,6 +32,7 @@ import time
 from pathlib import Path
 
 from flux_conformance import runner
+from flux_conformance.runner.atomic import write_atomic
 from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.report.site.history import (
     Run,
@@ -82,19 +84,30 @@ def _venv(work: Path, release: str, wheel: Path, python: str) -> Path:
     """The environment of one release, made once."""
     venv = work / f"venv-{release}"
     marker = venv / "installed.txt"
-    if marker.is_file() and marker.read_text() == f"{wheel.name} flux-python=={release}\n":
+    installed = f"{hashlib.sha256(wheel.read_bytes()).hexdigest()} flux-python=={release}\n"
+    if marker.is_file() and marker.read_text() == installed:
         return venv
     _say(f"{release}: making {venv.name}")
     subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     subprocess.run([*pip, str(wheel), f"flux-python=={release}", "ply>=3.11"], check=True)
-    marker.write_text(f"{wheel.name} flux-python=={release}\n")
+    marker.write_text(installed)
     return venv
 
 
-def _run(venv: Path, report: Path, prefix: Path | None) -> None:
+def _done(report: Path, digest: str) -> bool:
+    """Whether ``report`` holds a finished run of the cases whose digest is ``digest``."""
+    if not report.is_file():
+        return False
+    with report.open(encoding="utf-8") as stream:
+        header = json.loads(stream.readline() or "{}").get("header", {})
+    finished = '"footer"' in report.read_text(encoding="utf-8")[-20000:]
+    return finished and header.get("suite", {}).get("digest") == digest
+
+
+def _run(venv: Path, report: Path, prefix: Path | None, digest: str) -> None:
     """One run of the flux-core column into ``report`` (JSON Lines), unless it is there."""
-    if report.is_file() and '"footer"' in report.read_text(encoding="utf-8")[-20000:]:
+    if _done(report, digest):
         return
     env = {k: v for k, v in os.environ.items() if k != "FLUX_CORE_PREFIX"}
     if prefix is not None:
@@ -111,16 +124,36 @@ def _run(venv: Path, report: Path, prefix: Path | None) -> None:
         report.with_suffix(".problem").write_text(message + "\n", encoding="utf-8")
         return
     partial.replace(report)
+    report.with_suffix(".problem").unlink(missing_ok=True)
 
 
-def _read(work: Path, release: str, kind: str) -> Run | None:
+def _read(work: Path, release: str, kind: str, digest: str) -> Run | None:
     report = work / f"{release}-{kind}.jsonl"
     problem = report.with_suffix(".problem")
-    if report.is_file():
+    if _done(report, digest):
         return read_report(report, release)
+    if report.is_file():
+        _say(f"{report.name}: left out, a run of other cases (run it again)")
+        return None
     if problem.is_file():
         return Run(release, release, "", {}, {}, problem=problem.read_text().strip())
     return None
+
+
+def _run_all(args: argparse.Namespace, work: Path, digest: str) -> None:
+    """Make each release's environment and run what is missing."""
+    dist = work / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)],
+        check=True,
+    )
+    wheel = max(dist.glob(f"flux_conformance-{runner.__version__}-*.whl"))
+    for release in args.releases:
+        venv = _venv(work, release, wheel, args.python)
+        _run(venv, work / f"{release}-wheel.jsonl", None, digest)
+        prefix = args.builds / release if args.builds else None
+        if prefix is not None and prefix.is_dir():
+            _run(venv, work / f"{release}-build.jsonl", prefix.resolve(), digest)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,29 +171,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "history.json")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "history.md")
     parser.add_argument("--render", action="store_true", help="only render --data as --out")
+    parser.add_argument(
+        "--collect", action="store_true", help="run nothing: write from the reports in --work"
+    )
     args = parser.parse_args(argv)
     if args.render:
-        _write(args.out, history_markdown(load_history(args.data)))
+        write_atomic(args.out, history_markdown(load_history(args.data)))
         return 0
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    dist = work / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)],
-        check=True,
-    )
-    wheel = max(dist.glob(f"flux_conformance-{runner.__version__}-*.whl"))
-    for release in args.releases:
-        venv = _venv(work, release, wheel, args.python)
-        _run(venv, work / f"{release}-wheel.jsonl", None)
-        prefix = args.builds / release if args.builds else None
-        if prefix is not None and prefix.is_dir():
-            _run(venv, work / f"{release}-build.jsonl", prefix.resolve())
+    suite = load_suite()
+    digest = suite.digest()
+    if not args.collect:
+        _run_all(args, work, digest)
     series = []
     for kind, (title, how) in SERIES.items():
-        runs = [run for r in args.releases if (run := _read(work, r, kind)) is not None]
+        runs = [run for r in args.releases if (run := _read(work, r, kind, digest)) is not None]
         series.append(({"kind": kind, "title": title, "how": how}, runs))
-    suite = load_suite()
     shown_argv = ["python", "implementations/flux-core/history.py"]
     shown_argv += ["--builds", "PREFIXES"] if args.builds else []
     shown_argv += [] if args.releases == list(RELEASES) else args.releases
@@ -168,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         implementation="flux-core",
         about={
             "suite_version": runner.__version__,
-            "suite_digest": suite.digest(),
+            "suite_digest": digest,
             "edition": suite.editions.resolve(None),
             "command": shlex.join(shown_argv),
             "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
@@ -177,19 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         },
         series=series,
     )
-    _write(args.data, json.dumps(doc, indent=1, ensure_ascii=True) + "\n")
-    _write(args.out, history_markdown(load_history(args.data)))
+    write_atomic(args.data, json.dumps(doc, indent=1, ensure_ascii=True) + "\n")
+    write_atomic(args.out, history_markdown(load_history(args.data)))
     _say(f"wrote {args.data} and {args.out}")
     return 0
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` atomically: a temporary file beside it, then a rename."""
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
-    ) as tmp:
-        tmp.write(text)
-    Path(tmp.name).replace(path)
 
 
 if __name__ == "__main__":

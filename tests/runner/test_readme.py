@@ -15,7 +15,15 @@ from flux_conformance.runner.cli import build_parser
 TEXT = README.read_text(encoding="utf-8")
 #: The documents written beside the README, checked for the same habits.
 DOCS = [
-    ROOT / "docs" / name for name in ("performance.md", "export.md", "protocol.md", "releasing.md")
+    ROOT / "docs" / name
+    for name in (
+        "performance.md",
+        "export.md",
+        "protocol.md",
+        "releasing.md",
+        "site.md",
+        "history.md",
+    )
 ]
 
 

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.cases import Case, Requirement, Suite
+from flux_conformance.runner.editions import EditionError
 from flux_conformance.runner.engine import CaseResult, Summary
 from flux_conformance.runner.report.site.history import History
 from flux_conformance.runner.tools.compare import CELLS, DEPARTS, Column, Matrix, cell_of

@@ -37,7 +37,7 @@ def stacked_chart(
     ``what`` names the denominator for the axis label (``the 1,922 cases compared``).
     ``depth`` is the page's depth in the site, for the links on the labels.
     """
-    label_width, plot, bar, gap = 250, 560, 20, 8
+    label_width, plot, bar, gap = 260, 560, 20, 8
     top, legend_rows = 30, 2
     height = top + len(bars) * (bar + gap) + 52 + legend_rows * 20
     width = label_width + plot + 90
@@ -69,7 +69,7 @@ def stacked_chart(
     )
     for row, (label, href, counts) in enumerate(bars):
         y = top + row * (bar + gap)
-        name = e(label, 60)
+        name = e(label if len(label) <= 34 else label[:33] + "…", None)
         text = f"<text x='{label_width - 8}' y='{y + bar - 6}' text-anchor='end'>{name}</text>"
         out.append(f"<a href='{up}{e(href)}'>{text}</a>" if href else text)
         x = float(label_width)
@@ -95,7 +95,7 @@ def stacked_chart(
     line = 0
     for part, colour in PARTS:
         words = CELL_WORDS[part]
-        step = 30 + 7.0 * len(words)
+        step = 28 + 6.6 * len(words)
         if x + step > width:
             x, line = 0.0, line + 1
         y = legend_y + line * 20

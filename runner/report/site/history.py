@@ -22,6 +22,7 @@ from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.errors import ConformanceError
 from flux_conformance.runner.report import compact_json
 from flux_conformance.runner.report.markdown import md_code, md_escape
+from flux_conformance.runner.verdicts import counts_text, judged
 
 __all__ = [
     "FORMAT",
@@ -114,7 +115,8 @@ def _brief(line: Mapping[str, Any]) -> str:
 
 def read_report(path: Path, release: str) -> Run:
     """One run, from its JSON Lines report."""
-    version, verdict = release, ""
+    version, finished = release, False
+    outcomes: Counter[str] = Counter()
     totals: dict[str, Counter[str]] = {}
     cases: dict[str, tuple[str, str]] = {}
     with path.open(encoding="utf-8") as stream:
@@ -125,12 +127,15 @@ def read_report(path: Path, release: str) -> Run:
             elif "case" in line:
                 case = line["case"]
                 cell = cell_of_line(case)
+                outcomes[str(case.get("outcome"))] += 1
                 totals.setdefault(case["operation"], Counter())[cell] += 1
                 cases[case["id"]] = (cell, _brief(case))
             elif "footer" in line:
-                verdict = str(line["footer"]["verdict"])
-    if not verdict:
+                finished = True
+    if not finished:
         return Run(release, version, "", {}, {}, problem="the run did not finish")
+    # The words of this suite's verdicts, whatever version of the suite wrote the report.
+    verdict = f"{judged(outcomes)}: {counts_text(outcomes)}"
     return Run(release, version, verdict, {op: dict(c) for op, c in totals.items()}, cases)
 
 

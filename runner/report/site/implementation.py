@@ -220,7 +220,7 @@ def implementation_page(site: Site, impl: Impl) -> str:
         "<dl class='facts'>"
         f"<dt>implementation</dt><dd><code>--impl {e(column.spec)}</code></dd>"
         f"<dt>name</dt><dd>{e(column.name)}</dd>"
-        f"<dt>version</dt><dd>{e(column.version)}</dd>"
+        f"<dt>version</dt><dd>{e(column.version or '(it gives none)')}</dd>"
         + (f"<dt>run with</dt><dd>{e(scrubbed(column.note), 2000)}</dd>" if column.note else "")
         + f"<dt>verdict</dt><dd>{verdict_mark(impl.word)}{e(impl.verdict[len(impl.word) :])}</dd>"
         f"<dt>badge</dt><dd><a href='../badges/{impl.slug}.json'>badges/{impl.slug}.json</a> "
