@@ -183,7 +183,7 @@ class Site:
         """The spec's revision in the edition (``78cbf27 (2023-11-30)``), or ""."""
         try:
             found = self.suite.editions.named(self.edition).revisions.get(spec)
-        except Exception:
+        except (EditionError, StopIteration):  # an edition the suite lacks: nothing to cite
             return ""
         return str(found) if found else ""
 
