@@ -196,6 +196,26 @@ class Site:
         results = impl.column.results
         return Counter(results[i].outcome.value for i in rows)
 
+    def reading(self, impl: Impl, row: int) -> str:
+        """The reading ``impl`` takes of an open point, worked out once per cell.
+
+        Its cell instead when it was not asked, or when no ``reading_of`` was given.
+        """
+        key = (impl.index, row)
+        found = self._readings.get(key)
+        if found is None:
+            reply = impl.column.results[row].reply
+            if self.reading_of is None or reply is None:
+                found = self.cells[row][impl.index]
+            else:
+                found = self.reading_of(self.matrix.cases[row], reply)
+            self._readings[key] = found
+        return found
+
+    @cached_property
+    def _readings(self) -> dict[tuple[int, int], str]:
+        return {}
+
     def result(self, impl: Impl, row: int) -> CaseResult:
         """One cell's result."""
         return impl.column.results[row]

@@ -67,13 +67,7 @@ def _answers(site: Site, row: int) -> str:
             against += f"<p class='reason'>{e(found, 2000)}</p>"
         if diff:
             against += f"<pre>{e(diff, 5000)}</pre>"
-        taken = ""
-        if readings and site.reading_of is not None:
-            taken = (
-                f"<td>{ticks(site.reading_of(case, result.reply), 500)}</td>"
-                if result.reply is not None
-                else "<td>not asked</td>"
-            )
+        taken = f"<td>{ticks(site.reading(impl, row), 500)}</td>" if readings else ""
         out.append(
             f"<tr><td><a href='../impl/{impl.slug}.html'>{e(impl.label)}</a></td>"
             f"<td>{cell(name)}</td>{taken}"

@@ -131,12 +131,13 @@ def _totals(site: Site, impl: Impl) -> str:
         + "".join(f"<th>{e(c)}</th>" for c in ORDER)
         + "</tr></thead><tbody>"
     ]
+    folded = []
     for spec, op, rows in site.matrix.groups():
         counts = site.counts(impl, rows)
-        if counts.get("unsupported", 0) == len(rows):
-            word = "<span class='c c-unsupported'>unsupported</span>"
-        else:
-            word = verdict_mark(str(judged(site.outcome_counts(impl, rows))))
+        if counts.get("unsupported", 0) + counts.get("skipped", 0) == len(rows):
+            folded.append(op)
+            continue
+        word = verdict_mark(str(judged(site.outcome_counts(impl, rows))))
         out.append(
             f"<tr><td>{e(spec)}</td><td>{e(op)}</td><td>{word}</td>"
             + "".join(
@@ -145,7 +146,14 @@ def _totals(site: Site, impl: Impl) -> str:
             )
             + "</tr>"
         )
-    return "".join(out) + "</tbody></table>"
+    out.append("</tbody></table>")
+    if folded:
+        out.append(
+            f"<p>Not run ({len(folded)} operations: unsupported, or every case skipped): "
+            + ", ".join(f"<code>{e(op)}</code>" for op in folded)
+            + ".</p>"
+        )
+    return "".join(out)
 
 
 def _releases(site: Site, impl: Impl) -> str:

@@ -92,14 +92,9 @@ def _open_points(site: Site, rows: list[int]) -> str:
             + "</p><table class='matrix'><tbody>"
         )
         for impl in site.impls:
-            result = site.result(impl, row)
             if site.cells[row][impl.index] in ("unsupported", "skipped"):
                 continue
-            taken = (
-                site.reading_of(case, result.reply)
-                if site.reading_of is not None and result.reply is not None
-                else site.cells[row][impl.index]
-            )
+            taken = site.reading(impl, row)
             out.append(
                 f"<tr><td><a href='../impl/{impl.slug}.html'>{e(impl.label)}</a></td>"
                 f"<td>{cell(site.cells[row][impl.index])}</td><td>{ticks(taken, 500)}</td></tr>"
