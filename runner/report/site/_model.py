@@ -19,13 +19,13 @@ from flux_conformance.runner.cases import Case, Requirement, Suite
 from flux_conformance.runner.editions import EditionError
 from flux_conformance.runner.engine import CaseResult, Summary
 from flux_conformance.runner.report.site.history import History
-from flux_conformance.runner.tools.compare import CELLS, DEPARTS, Column, Matrix, cell_of
+from flux_conformance.runner.report.comparison import CELLS, NOT_PASSED, Column, Matrix, cell_of
 from flux_conformance.runner.verdicts import judged, verdict_line
 
 __all__ = ["Impl", "Site", "case_file", "slug"]
 
 #: Cells that earn a case its own page: it departs, or a refusal was left unchecked.
-NOTED = DEPARTS | {"unchecked"}
+NOTED = NOT_PASSED
 
 _UNSAFE = re.compile(r"[^a-z0-9.-]")
 
