@@ -4,8 +4,10 @@
 
 Runs the comparison once (by default every shipped column: the reference and the eight real
 implementations, which need their builds; see docs/adapters.md), then writes the site from it
-``--repeat`` times into a temporary folder and prints the median time, the number of files and
-their size.  Exits 1 when the median misses the target (30 s for the nine columns).
+``--repeat`` times into a temporary folder and prints the median wall and CPU times, the
+number of files and their size.  Exits 1 when the median CPU time misses the target (30 s for
+the nine columns; the wall time also counts what else shares the machine, so it is printed
+with the load average).
 ``--keep FILE`` saves the comparison (a pickle) on the first run and reuses it afterwards, so
 the site alone can be timed again without running the implementations.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import pickle
 import statistics
 import sys
@@ -81,22 +84,27 @@ def main() -> int:
         "descriptions": {c.spec: description(c.spec) for c in matrix.columns},
         "reading_of": lambda case, reply: reading_taken(case, reply, suite),
     }
-    times = []
+    times, cpu = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.repeat):
-            target = Path(tmp) / "site"
-            began = time.perf_counter()
+            target = Path(tmp) / f"site-{n}"
+            began, began_cpu = time.perf_counter(), time.process_time()
             files = write_site(Site(matrix, suite, edition, **site_args), target)
             times.append(time.perf_counter() - began)
+            cpu.append(time.process_time() - began_cpu)
             size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
-            print(f"run {n + 1}: {times[-1]:.2f} s, {files:,} files, {size / 1e6:.1f} MB")
-    median = statistics.median(times)
+            print(
+                f"run {n + 1}: {times[-1]:.2f} s wall, {cpu[-1]:.2f} s CPU, {files:,} files, "
+                f"{size / 1e6:.1f} MB (load average {os.getloadavg()[0]:.1f})"
+            )
+    median, median_cpu = statistics.median(times), statistics.median(cpu)
     columns = len(matrix.columns)
     print(
-        f"site of {columns} columns x {len(matrix.cases):,} cases: median {median:.2f} s "
-        f"over {len(times)} runs (target {TARGET_SECONDS:.0f} s)"
+        f"site of {columns} columns x {len(matrix.cases):,} cases: median {median:.2f} s wall, "
+        f"{median_cpu:.2f} s CPU over {len(times)} runs (target {TARGET_SECONDS:.0f} s)"
     )
-    return 0 if median <= TARGET_SECONDS else 1
+    # The CPU time is what the site costs; the wall time adds whatever shares the machine.
+    return 0 if median_cpu <= TARGET_SECONDS else 1
 
 
 def _deep(action: Callable[[], Any]) -> Any:

@@ -18,8 +18,8 @@ from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.cases import Case, Requirement, Suite
 from flux_conformance.runner.editions import EditionError
 from flux_conformance.runner.engine import CaseResult, Summary
-from flux_conformance.runner.report.site.history import History
 from flux_conformance.runner.report.comparison import CELLS, NOT_PASSED, Column, Matrix, cell_of
+from flux_conformance.runner.report.site.history import History
 from flux_conformance.runner.verdicts import judged, verdict_line
 
 __all__ = ["Impl", "Site", "case_file", "slug"]
