@@ -55,9 +55,13 @@ def _answers(site: Site, row: int) -> str:
         + ("<th>reading taken</th>" if readings else "")
         + "<th>answer</th><th>against the expected outcome</th></tr></thead><tbody>"
     ]
+    unsupported = []
     for impl in site.impls:
         result = site.result(impl, row)
         name = site.cells[row][impl.index]
+        if name == "unsupported":
+            unsupported.append(impl)
+            continue
         known, found = known_reason(result)
         diff = scrubbed(result.diff) if result.diff else ""
         against = ""
@@ -74,7 +78,14 @@ def _answers(site: Site, row: int) -> str:
             f"<td class='answer'><pre>{e(answer_text(result, 5000))}</pre></td>"
             f"<td>{against}</td></tr>"
         )
-    return "".join(out) + "</tbody></table>"
+    out.append("</tbody></table>")
+    if unsupported:
+        out.append(
+            "<p>Unsupported (the operation is not one the implementation offers): "
+            + ", ".join(f"<a href='../impl/{i.slug}.html'>{e(i.label)}</a>" for i in unsupported)
+            + ".</p>"
+        )
+    return "".join(out)
 
 
 def _history(site: Site, case: Case) -> str:

@@ -96,7 +96,10 @@ def _matrix(site: Site) -> str:
             },
         )
     )
-    out.append("<table class='matrix' id='by-operation'><thead><tr><th>spec</th><th>operation</th>")
+    out.append(
+        "<div class='scroll'><table class='matrix' id='by-operation'><thead><tr><th>spec</th>"
+        "<th>operation</th>"
+    )
     out.extend(
         f"<th class='impl' data-impl='{i.slug}'><a href='impl/{i.slug}.html'>{e(i.label)}</a></th>"
         for i in impls
@@ -126,7 +129,7 @@ def _matrix(site: Site) -> str:
                 f"title='{e(detail)}'>{shown}</td>"
             )
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -155,7 +158,10 @@ def cases_page(site: Site) -> str:
         )
     )
     body.append(legend(ORDER))
-    body.append("<table class='matrix' id='cases'><thead><tr><th>case</th><th>level</th>")
+    body.append(
+        "<div class='scroll'><table class='matrix' id='cases'><thead><tr><th>case</th>"
+        "<th>level</th>"
+    )
     body.extend(f"<th class='impl' data-impl='{i.slug}'>{e(i.label)}</th>" for i in impls)
     body.append("</tr></thead><tbody>")
     for row in site.noted:
@@ -172,7 +178,7 @@ def cases_page(site: Site) -> str:
                 f"<span class='c c-{e(name)}'>{e(name)}</span></td>"
             )
         body.append("</tr>")
-    body.append("</tbody></table>")
+    body.append("</tbody></table></div>")
     crumbs = [("index.html", "results"), ("", "cases")]
     return page(
         "Departures: flux-conformance",

@@ -126,7 +126,12 @@ def spec_page(site: Site, spec: str) -> str:
     body.append("<h2>Verdicts on this spec</h2><ul class='verdicts'>")
     from flux_conformance.runner.engine import Summary
 
+    idle = []
     for impl in site.impls:
+        cells = site.counts(impl, rows)
+        if cells.get("unsupported", 0) + cells.get("skipped", 0) == len(rows):
+            idle.append(impl)
+            continue
         summary = Summary()
         for r in rows:
             summary.add(site.result(impl, r))
@@ -138,8 +143,19 @@ def spec_page(site: Site, spec: str) -> str:
             f"<a class='badge' href='../badges/{impl.slug}/{site.spec_slugs[spec]}.json'>badge</a>"
             "</li>"
         )
-    body.append("</ul><div class='chart'>")
-    bars = [(impl.label, f"impl/{impl.slug}.html", site.counts(impl, rows)) for impl in site.impls]
+    body.append("</ul>")
+    if idle:
+        body.append(
+            "<p>Not run on this spec (unsupported, or every case skipped): "
+            + ", ".join(f"<a href='../impl/{i.slug}.html'>{e(i.label)}</a>" for i in idle)
+            + ".</p>"
+        )
+    body.append("<div class='chart'>")
+    bars = [
+        (impl.label, f"impl/{impl.slug}.html", site.counts(impl, rows))
+        for impl in site.impls
+        if impl not in idle
+    ]
     body.append(
         stacked_chart(bars, total=len(rows), what=f"the {len(rows):,} {spec} cases", depth=1)
     )
