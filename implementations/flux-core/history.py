@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from flux_conformance import runner
@@ -93,6 +94,16 @@ def _venv(work: Path, release: str, wheel: Path, python: str) -> Path:
     subprocess.run([*pip, str(wheel), f"flux-python=={release}", "ply>=3.11"], check=True)
     marker.write_text(installed)
     return venv
+
+
+def _digest(work: Path, release: str, kind: str) -> str | None:
+    """The cases digest a finished report of ``work`` was run with."""
+    report = work / f"{release}-{kind}.jsonl"
+    if not report.is_file():
+        return None
+    with report.open(encoding="utf-8") as stream:
+        header = json.loads(stream.readline() or "{}").get("header", {})
+    return str(header.get("suite", {}).get("digest", "")) or None
 
 
 def _done(report: Path, digest: str) -> bool:
@@ -184,6 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     digest = suite.digest()
     if not args.collect:
         _run_all(args, work, digest)
+    else:
+        # The cases the reports were run with (most of them), which may be older than the
+        # checkout's: a history states the suite it ran.
+        found = Counter(
+            d for r in args.releases for k in SERIES if (d := _digest(work, r, k)) is not None
+        )
+        digest = found.most_common(1)[0][0] if found else digest
     series = []
     for kind, (title, how) in SERIES.items():
         runs = [run for r in args.releases if (run := _read(work, r, kind, digest)) is not None]
