@@ -192,7 +192,7 @@ def test_jobs_must_be_a_positive_number(capsys, value):
     with pytest.raises(SystemExit) as info:
         main(["run", "-j", value])
     assert info.value.code == 2
-    assert "1 or more" in capsys.readouterr().err
+    assert "from 1 to" in capsys.readouterr().err
 
 
 class _DeepOnRange:
