@@ -236,6 +236,36 @@ def test_history_records_the_release_where_a_case_changed(tmp_path):
     assert "| `idset.decode.b` | pass | pass | fail: `output [1]` | 1.2 |" in text
 
 
+def _allocation_report(path: Path, version: str, start: float, length: float) -> Path:
+    execution = {"R_lite": [], "nodelist": [], "starttime": start, "expiration": start + length}
+    line = {
+        "id": "sched.allocate.a",
+        "operation": "sched.allocate",
+        "outcome": "xfailed",
+        "actual": {"output": {"version": 1, "execution": execution}},
+    }
+    header = {"header": {"implementation": {"name": "x", "version": version, "spec": "x"}}}
+    rows = [header, {"case": line}, {"footer": {}}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    return path
+
+
+def test_history_reads_an_allocation_s_stamps_relative_to_its_clock(tmp_path):
+    # Each run stamps its own clock: only a change of the duration between the stamps counts.
+    runs = [
+        read_report(_allocation_report(tmp_path / "a", "1.0", 1.7e9, 60), "1.0"),
+        read_report(_allocation_report(tmp_path / "b", "1.1", 1.8e9, 60), "1.1"),
+        read_report(_allocation_report(tmp_path / "c", "1.2", 1.9e9, 61), "1.2"),
+    ]
+    doc = gather(
+        implementation="flux-core",
+        about={"command": "history.py", "generated": "2026-01-01"},
+        series=[({"kind": "build", "title": "Builds", "how": "built"}, runs)],
+    )
+    assert [c["changed_in"] for c in doc["changes"]] == [["1.2"]]
+    assert '"starttime": "clock", "expiration": "clock + 61"' in doc["changes"][0]["answers"]["1.2"]
+
+
 def test_docs_history_is_generated_from_its_data():
     root = Path(__file__).resolve().parents[2]
     data = root / "docs" / "history.json"
