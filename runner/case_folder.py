@@ -85,19 +85,11 @@ def own_index(path: Path, real_root: str, problems: list[Problem]) -> bool:
     """
     if not path.is_symlink():
         return path.exists()
-    try:
-        target = os.path.realpath(path, strict=True)
-    except OSError:
-        problems.append(Problem(path, 1, "is a dangling or looping symbolic link: not read"))
-        return False
-    if os.path.commonpath([real_root, target]) != real_root:
-        problems.append(Problem(path, 1, "is a symbolic link to outside the case folder: not read"))
-        return False
-    return True
+    return _inside(path, real_root, problems) is not None
 
 
-def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | None:
-    """Where the link ``path`` leads, when that is a regular file inside the case folder."""
+def _inside(path: Path, real_root: str, problems: list[Problem]) -> str | None:
+    """Where the link ``path`` leads, when that is inside the case folder; else a problem."""
     try:
         target = os.path.realpath(path, strict=True)
     except OSError:
@@ -105,6 +97,14 @@ def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | N
         return None
     if os.path.commonpath([real_root, target]) != real_root:
         problems.append(Problem(path, 1, "is a symbolic link to outside the case folder: not read"))
+        return None
+    return target
+
+
+def _link_target(path: Path, real_root: str, problems: list[Problem]) -> str | None:
+    """Where the link ``path`` leads, when that is a regular file inside the case folder."""
+    target = _inside(path, real_root, problems)
+    if target is None:
         return None
     if os.path.isdir(target):
         problems.append(
