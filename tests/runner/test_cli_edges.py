@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import subprocess
 import sys
 
@@ -35,13 +37,16 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     ids=["list", "export", "run-json", "operations"],
 )
 def test_a_closed_pipe_ends_the_command_quietly(argv):
-    with subprocess.Popen(
-        [*CLI, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-    ) as process:
-        assert process.stdout is not None
+    # The pipe holds one page, less than any of these commands writes, so the command is
+    # still writing when the reader goes away whatever the machine's load (with the usual
+    # 64 KiB pipe, a short output could be written whole before the reader closes).
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)
+    with subprocess.Popen([*CLI, *argv], stdout=write_end, stderr=subprocess.PIPE) as process:
+        os.close(write_end)
         assert process.stderr is not None
-        first = process.stdout.read(10)  # what `head -c 10` reads, then it goes away
-        process.stdout.close()
+        with os.fdopen(read_end, "rb", buffering=0) as reader:
+            first = reader.read(10)  # what `head -c 10` reads, then it goes away
         err = process.stderr.read().decode()
         assert process.wait(timeout=120) == EXIT_BROKEN_PIPE
     assert first
