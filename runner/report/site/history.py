@@ -121,7 +121,9 @@ def _clock_free(output: Any) -> Any:
     duration between them) says anything about the release.
     """
     execution = output.get("execution") if isinstance(output, dict) else None
-    start = execution.get("starttime") if isinstance(execution, dict) else None
+    if not isinstance(execution, dict):
+        return output
+    start = execution.get("starttime")
     if not isinstance(start, int | float) or isinstance(start, bool) or not start:
         return output
     stamped = dict(execution, starttime="clock")
