@@ -19,7 +19,7 @@ from typing import Any
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.report import compact_json
 
-__all__ = ["ASSETS", "e", "filters", "page", "pretty", "ticks"]
+__all__ = ["ASSETS", "e", "filters", "impl_links", "page", "pretty", "ticks"]
 
 #: The package files copied into ``assets/`` of every site.
 ASSETS = ("site.css", "site.js")
@@ -40,6 +40,11 @@ CELL_WORDS = {
 def e(text: object, limit: int | None = 20_000) -> str:
     """``text`` as HTML text or attribute value: visible escapes, cut at ``limit``."""
     return html.escape(shown(str(text), limit), quote=True)
+
+
+def impl_links(impls: Iterable[Any]) -> str:
+    """Links to the pages of ``impls`` (each with a ``slug`` and a ``label``), comma-separated."""
+    return ", ".join(f"<a href='../impl/{i.slug}.html'>{e(i.label)}</a>" for i in impls)
 
 
 def ticks(text: object, limit: int | None = 20_000) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from flux_conformance.runner.cases import Case
 from flux_conformance.runner.report import compact_json
-from flux_conformance.runner.report.site._html import cell, e, page, pretty, ticks
+from flux_conformance.runner.report.site._html import cell, e, impl_links, page, pretty, ticks
 from flux_conformance.runner.report.site._model import Site
 from flux_conformance.runner.report.site.implementation import answer_text, known_reason, scrubbed
 from flux_conformance.runner.report.site.index import about_line
@@ -82,7 +82,7 @@ def _answers(site: Site, row: int) -> str:
     if unsupported:
         out.append(
             "<p>Unsupported (the operation is not one the implementation offers): "
-            + ", ".join(f"<a href='../impl/{i.slug}.html'>{e(i.label)}</a>" for i in unsupported)
+            + impl_links(unsupported)
             + ".</p>"
         )
     return "".join(out)

@@ -9,7 +9,7 @@ takes.
 
 from __future__ import annotations
 
-from flux_conformance.runner.report.site._html import cell, e, page, ticks
+from flux_conformance.runner.report.site._html import cell, e, impl_links, page, ticks
 from flux_conformance.runner.report.site._model import NOTED, Site, case_file
 from flux_conformance.runner.report.site.case import describe_expected
 from flux_conformance.runner.report.site.chart import stacked_chart
@@ -147,7 +147,7 @@ def spec_page(site: Site, spec: str) -> str:
     if idle:
         body.append(
             "<p>Not run on this spec (unsupported, or every case skipped): "
-            + ", ".join(f"<a href='../impl/{i.slug}.html'>{e(i.label)}</a>" for i in idle)
+            + impl_links(idle)
             + ".</p>"
         )
     body.append("<div class='chart'>")
