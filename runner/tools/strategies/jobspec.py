@@ -87,7 +87,7 @@ def _attributes(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         system["duration"] = draw(mostly((0, 3600, 0.5, 3600.0, 2**53), (-1, "1h", None, 2**64)))
     if sometimes(draw, 4):
-        system["cwd"] = draw(mostly(("/home/flux",), (1,)))
+        system["cwd"] = draw(mostly(("/srv/jobs/a",), (1,)))
     if sometimes(draw, 4):
         system["environment"] = draw(mostly(({"HOME": "/h"}, {"A": None}), ({"A": 1}, [])))
     if sometimes(draw, 3):
