@@ -2,7 +2,40 @@
 
 from __future__ import annotations
 
-from mutation.mutator.runner_mode import RUNNER_TESTS, TESTS, RunnerResult, report, runner_mutants
+import ast
+from pathlib import Path
+
+from mutation.mutator.runner_cover import (
+    Coverage,
+    import_time_readers,
+    module_name,
+    runner_users,
+    select,
+)
+from mutation.mutator.runner_mode import (
+    RUNNER,
+    RUNNER_TESTS,
+    TESTS,
+    RunnerResult,
+    load_coverage,
+    report,
+    run_mutants,
+    runner_mutants,
+)
+
+PINS = "tests/runner/test_runner_pins.py"
+BOUND_TEST = f"{PINS}::test_the_judging_bounds_are_100000_values_and_1_mib_of_strings"
+
+
+def _mutant(module: str, source: str, change: str, *, runtime: bool | None = None):
+    """The one mutant of ``module`` on the line ``source`` whose id holds ``change``."""
+    found = [
+        m
+        for m in runner_mutants([module])
+        if m.source == source and change in m.id and (runtime is None or m.runtime == runtime)
+    ]
+    assert len(found) == 1, [m.id for m in found]
+    return found[0]
 
 
 def test_every_listed_module_has_mutants_and_tests_that_exist() -> None:
@@ -18,15 +51,139 @@ def test_the_areas_the_runner_is_judged_by_are_all_listed() -> None:
 
 
 def test_the_report_scores_each_module_and_shows_each_survivor() -> None:
-    mutants = runner_mutants(["bounds"])[:3]
+    mutants = runner_mutants(["bounds"])[:4]
     results = [
         RunnerResult(mutants[0], True, "test failed", 1.0),
         RunnerResult(mutants[1], True, "timeout", 2.0),
         RunnerResult(mutants[2], False, "survived", 3.0),
+        RunnerResult(mutants[3], False, "no test executes it", 0.0),
     ]
-    text = report(results, planned=5)
+    text = report(results, planned=6)
     assert "bounds" in text
-    assert "66.7%" in text
+    assert "50.0%" in text  # 2 killed of 4: a mutant no test executes counts as a survivor
     assert "(2 not run)" in text
     assert f"survived: {mutants[2].id}" in text
+    assert f"no test executes it: {mutants[3].id}" in text
     assert mutants[2].changed in text
+
+
+def test_a_listed_equivalent_leaves_the_score() -> None:
+    mutants = runner_mutants(["bounds"])[:2]
+    results = [
+        RunnerResult(mutants[0], True, "test failed", 1.0),
+        RunnerResult(mutants[1], False, "survived", 1.0),
+    ]
+
+    class Entry:
+        kind = "equivalent"
+
+    text = report(results, planned=2, listed={mutants[1].id: Entry()})
+    assert "100.0%" in text
+    assert f"equivalent: {mutants[1].id}" in text
+
+
+def test_the_users_of_a_module_are_those_importing_it_even_through_others() -> None:
+    users = runner_users(RUNNER)
+    assert "engine" in users["bounds"]
+    assert "cli" in users["bounds"]  # cli imports the engine, which imports bounds
+    assert "bounds" not in users["engine"]
+    assert "report.junit" in users["report"] or "report" in users["report.junit"]
+
+
+def _coverage(lines: dict[str, dict[str, list[int]]], passed: dict[str, bool]) -> Coverage:
+    return Coverage(
+        tests=list(lines),
+        passed=passed,
+        seconds=dict.fromkeys(lines, 0.1),
+        lines=lines,
+    )
+
+
+def test_selection_picks_the_passing_tests_that_execute_the_mutated_line() -> None:
+    mutant = _mutant("bounds", "if values > max_values:", "-> >=")
+    line = mutant.line
+    coverage = _coverage(
+        {
+            "t.py::covers": {"bounds": [line - 1, line]},
+            "t.py::elsewhere": {"bounds": [line + 40], "engine": [10]},
+            "t.py::fails_unmutated": {"bounds": [line]},
+        },
+        {"t.py::covers": True, "t.py::elsewhere": True, "t.py::fails_unmutated": False},
+    )
+    assert select(mutant, coverage, runner_users(RUNNER)) == ["t.py::covers"]
+    # A file whose collection ran the line (a parametrize value) is selected whole.
+    coverage.collected = {"t.py": {"bounds": [line]}}
+    assert select(mutant, coverage, runner_users(RUNNER)) == ["t.py::covers", "t.py::elsewhere"]
+
+
+def test_an_import_time_change_selects_the_tests_reaching_its_module_or_its_users() -> None:
+    mutant = _mutant("bounds", "JUDGE_MAX_VALUES = 100_000", "-> 100001")
+    assert not mutant.runtime
+    users = runner_users(RUNNER)
+    unrelated = next(m for m in users if m not in users["bounds"] and m != "bounds")
+    coverage = _coverage(
+        {"t.py::engine": {"engine": [1]}, "t.py::other": {unrelated: [1]}},
+        {"t.py::engine": True, "t.py::other": True},
+    )
+    assert select(mutant, coverage, users) == ["t.py::engine"]
+
+
+def test_the_line_map_records_what_each_test_executed(tmp_path: Path) -> None:
+    coverage = load_coverage([PINS], tmp_path / "map.json")
+    test = f"{BOUND_TEST}[100001-values]"
+    assert coverage.passed[test]
+    judged = _mutant("bounds", "if values > max_values:", "-> >=")
+    assert judged.line in coverage.lines[test]["bounds"]
+    assert "report.junit" not in coverage.lines[test]
+    # Built from the same sources, the map is read back, not built again.
+    assert load_coverage([PINS], tmp_path / "map.json").lines == coverage.lines
+
+
+def _line(module: str, text: str) -> int:
+    """The number of the one line of runner ``module`` that holds ``text``."""
+    lines = (RUNNER / f"{module}.py").read_text().splitlines()
+    (number,) = [i + 1 for i, line in enumerate(lines) if text in line]
+    return number
+
+
+def test_an_import_time_constant_is_seen_where_a_function_reads_it() -> None:
+    users = runner_users(RUNNER)
+    trees = {
+        module_name(RUNNER, p): ast.parse(p.read_text())
+        for p in RUNNER.rglob("*.py")
+        if p != RUNNER / "__init__.py"
+    }
+    bound = _mutant("bounds", "JUDGE_MAX_VALUES = 100_000", "-> 100001")
+    readers = import_time_readers(trees, "bounds", bound.line, users)
+    assert readers is not None
+    read = _line("bounds", "max_values, max_chars = JUDGE_MAX_VALUES, JUDGE_MAX_CHARS")
+    assert read in readers["bounds"]
+    # json_size's default is computed from it at import: every line of json_size sees it.
+    assert _line("bounds", "def json_size(") + 1 in readers["bounds"]
+    assert bound.line not in readers["bounds"]  # the assignment itself ran at import
+    assert not readers.get("report.junit")
+
+
+def test_a_mutant_is_killed_by_a_failing_test_and_survives_when_none_fails_or_runs() -> None:
+    bound = _mutant("bounds", "JUDGE_MAX_VALUES = 100_000", "-> 100001")
+    unexecuted = _mutant("bounds", "if chars > max_chars:", "-> >=")
+    missed = _mutant("bounds", "SHOWN_NAME = 200", "-> 201")
+    test = f"{BOUND_TEST}[100001-values]"
+    passing = f"{BOUND_TEST}[1MiB]"
+    read = _line("bounds", "max_values, max_chars = JUDGE_MAX_VALUES, JUDGE_MAX_CHARS")
+    coverage = _coverage({test: {"bounds": [read]}}, {test: True})
+    results = {
+        r.mutant.id: r for r in run_mutants([bound, unexecuted], coverage, jobs=1, budget=120)
+    }
+    assert results[bound.id].killed
+    assert results[bound.id].how == "test failed"
+    assert results[bound.id].by == test
+    assert not results[unexecuted.id].killed
+    assert results[unexecuted.id].how == "no test executes it"
+    # A shown name's length is no judging bound: the 1 MiB test passes against it.
+    shown = _line("adapters/subprocess", "text[: SHOWN_NAME * 2]")
+    only_passing = _coverage({passing: {"adapters.subprocess": [shown]}}, {passing: True})
+    (survivor,) = run_mutants([missed], only_passing, jobs=1, budget=120)
+    assert not survivor.killed
+    assert survivor.how == "survived"
+    assert survivor.tests == 1

@@ -1,36 +1,64 @@
 """Mutation testing of the runner: its own tests against mutants of its modules (``--runner``).
 
-The reference is judged by the suite's cases; the runner is judged by its tests.  Each mutant
-of a runner module (the same operators as for the reference) runs in a fresh interpreter that
-serves the mutated module to every import of it, then runs pytest on the tests that exercise
-that module (:data:`TESTS`), stopping at the first failure.  A mutant is killed when a test
-fails (or the run passes its time budget), and survives when every test passes.  A child
-process a test starts (``exec:`` implementations, ``flux-conformance`` run as a command)
-imports the original runner: mutants are judged through what runs in the test process.
+The reference is judged by the suite's cases; the runner is judged by its tests.  The runner's
+tests run once, unmutated, with a line tracer (:mod:`.runner_cover`): which test executes which
+runner line.  Then one warm process (pytest, the runner and their libraries imported) forks a
+child per mutant: the child drops the runner's modules, serves the mutated module to every
+import of it, and runs pytest (``-x``) on the passing tests that execute the mutant's lines.  A
+mutant is killed when a test fails, its module no longer imports, or the child passes its time
+budget; it survives when every selected test passes, or when no test executes it (reported as
+such, and scored as a survivor).  A process a test starts (``exec:`` implementations,
+``flux-conformance`` run as a command) imports the original runner: mutants are judged through
+what runs in the test process.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
 import os
-import subprocess
+import shutil
 import sys
+import tempfile
 import time
+import types
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .operators import Mutant, enumerate_mutants
+from .forked import quiet_child, run_forked
+from .operators import Mutant, apply_mutant, enumerate_mutants
+from .runner_cover import (
+    PACKAGE,
+    Coverage,
+    Recorder,
+    module_name,
+    plugins,
+    runner_users,
+    select,
+    sources_key,
+)
 
-__all__ = ["TESTS", "RunnerResult", "main", "runner_mutants"]
+__all__ = ["TESTS", "RunnerResult", "main", "report", "runner_mutants"]
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNNER = ROOT / "runner"
 RUNNER_TESTS = ROOT / "tests" / "runner"
+#: The runner's mutants that behave like the original, each with its reason.
+RUNNER_EQUIVALENT_FILE = Path(__file__).resolve().parent.with_name("runner_equivalent.yaml")
+#: A child's memory cap: a mutant that allocates without end fails in its child.
+MEMORY = 3 << 30
+#: Left out of every run: the 28,000-glob work count measures the index, not a rule.
+DESELECT = "not 28000"
 
-#: Each runner module mutated, with the tests run against its mutants (fast ones: the
-#: subprocess transport's own are the slowest kept).  The issue's areas: engine, comparators,
-#: expectations, reports, bounds, adapters.
+#: Each runner module mutated, with the test files written for it.  Every file listed here
+#: is run once under the line tracer; a mutant runs against the tests among all of them that
+#: execute its lines.  The areas: engine, comparators, expectations, reports, bounds, adapters.
 TESTS: dict[str, tuple[str, ...]] = {
     "engine": ("test_verdicts.py", "test_runner_pins.py", "test_classes.py"),
     "bounds": ("test_bounds.py", "test_runner_pins.py"),
@@ -43,44 +71,22 @@ TESTS: dict[str, tuple[str, ...]] = {
     "report.jsonl": ("test_runner_pins.py", "test_cli.py"),
     "adapters.base": ("test_subprocess.py", "test_cli.py"),
     "adapters.inprocess": ("test_cli.py", "test_runner_pins.py"),
+    "verdicts": ("test_verdicts.py", "test_verdict_words.py"),
+    "baseline": ("test_baseline.py", "test_expectations.py"),
+    **{
+        f"comparators.allocation{part}": ("test_comparators_allocation.py",)
+        for part in (
+            "",
+            ".checks",
+            ".counts",
+            ".division",
+            ".inputs",
+            ".one_rank",
+            ".request",
+            ".times",
+        )
+    },
 }
-
-# Run in the child: serve the mutated module from code compiled from the mutated tree, then
-# run pytest.  argv: module short name, mutant id, pytest arguments...
-_CHILD = """
-import importlib.abc, importlib.util, sys
-# operators.py alone, by path: the mutator package would import the runner before the finder.
-spec = importlib.util.spec_from_file_location("_operators", sys.argv.pop(1))
-operators = importlib.util.module_from_spec(spec)
-sys.modules["_operators"] = operators
-spec.loader.exec_module(operators)
-apply_mutant = operators.apply_mutant
-short, mutant = sys.argv[1], sys.argv[2]
-name = "flux_conformance.runner." + short
-path = sys.argv[3]
-tree = apply_mutant(short, open(path, encoding="utf-8").read(), mutant)
-code = compile(tree, path, "exec")
-
-class Loader(importlib.abc.Loader):
-    def create_module(self, spec):
-        return None
-    def exec_module(self, module):
-        exec(code, module.__dict__)
-
-class Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, target_path=None, target=None):
-        if fullname != name:
-            return None
-        is_package = path.endswith("__init__.py")
-        spec = importlib.util.spec_from_loader(fullname, Loader(), origin=path,
-                                               is_package=is_package)
-        spec.has_location = True
-        return spec
-
-sys.meta_path.insert(0, Finder())
-import pytest
-sys.exit(pytest.main(sys.argv[4:]))
-"""
 
 
 @dataclass(frozen=True)
@@ -89,12 +95,18 @@ class RunnerResult:
 
     mutant: Mutant
     killed: bool
-    how: str  # "test failed", "timeout", "survived"
+    #: "test failed", "broken import", "timeout", "test process died", "survived",
+    #: "no test executes it", "equivalent", or "error: ..." (not counted).
+    how: str
     seconds: float
+    #: How many tests were selected for it, and the first that failed.
+    tests: int = 0
+    by: str = ""
 
 
 def _path(short: str) -> Path:
-    return RUNNER.joinpath(*short.split(".")).with_suffix(".py")
+    base = RUNNER.joinpath(*short.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 
 def runner_mutants(modules: Sequence[str]) -> list[Mutant]:
@@ -109,27 +121,268 @@ def _sample(mutants: list[Mutant], limit: int | None) -> list[Mutant]:
     return [mutants[int(i * step)] for i in range(limit)]
 
 
-def _run_one(mutant: Mutant, budget: float) -> RunnerResult:
-    tests = [str(RUNNER_TESTS / name) for name in TESTS[mutant.module]]
-    argv = [sys.executable, "-c", _CHILD, str(Path(__file__).with_name("operators.py"))]
-    argv += [mutant.module, mutant.id, str(_path(mutant.module))]
-    argv += [*tests, "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-    argv += ["-k", "not 28000"]  # the 28,000-glob work count is for the index, not mutants
-    started = time.monotonic()
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    try:
-        done = subprocess.run(
-            argv, cwd=ROOT, capture_output=True, timeout=budget, env=env, check=False
+def test_files() -> list[str]:
+    """Every test file of :data:`TESTS`, as paths relative to the repository."""
+    names = sorted({name for names in TESTS.values() for name in names})
+    return [str((RUNNER_TESTS / name).relative_to(ROOT)) for name in names]
+
+
+def _pytest_args(files: Sequence[str], basetemp: str, *, first_failure: bool) -> list[str]:
+    args = [*files, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist"]
+    args += ["-k", DESELECT, f"--basetemp={basetemp}"]
+    return [*args, "-x"] if first_failure else args
+
+
+def _drop_runner() -> None:
+    """Forget every runner module and every test module: the child imports them again.
+
+    A test module imported before the fork (the mutation tool's own tests running in one
+    pytest process with the runner's) holds the original runner's objects.
+    """
+    tests, mine = str(ROOT / "tests") + os.sep, str(Path(__file__).parents[1]) + os.sep
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None) or ""
+        test = where.startswith(tests) and not where.startswith(mine)
+        if name == PACKAGE or name.startswith(PACKAGE + ".") or test:
+            del sys.modules[name]
+    parent = sys.modules.get(PACKAGE.rpartition(".")[0])
+    if parent is not None and hasattr(parent, "runner"):
+        delattr(parent, "runner")
+
+
+def _send(fd: int, answer: dict[str, Any]) -> None:
+    data = json.dumps(answer).encode()
+    while data:
+        data = data[os.write(fd, data) :]
+    os.close(fd)
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves one module from code compiled from its mutated tree."""
+
+    def __init__(self, name: str, path: Path, code: types.CodeType) -> None:
+        self.name, self.path, self.code = name, path, code
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self.name:
+            return None
+        package = self.path.name == "__init__.py"
+        spec = importlib.util.spec_from_loader(
+            fullname, self, origin=str(self.path), is_package=package
         )
-    except subprocess.TimeoutExpired:
-        return RunnerResult(mutant, True, "timeout", time.monotonic() - started)
-    seconds = time.monotonic() - started
-    if done.returncode == 0:
-        return RunnerResult(mutant, False, "survived", seconds)
-    if done.returncode in (1,):
-        return RunnerResult(mutant, True, "test failed", seconds)
-    # 2-5: pytest could not collect or run (the mutant broke an import): killed too.
-    return RunnerResult(mutant, True, f"pytest exit {done.returncode}", seconds)
+        if spec is not None:
+            spec.has_location = True
+            if package:
+                spec.submodule_search_locations = [str(self.path.parent)]
+        return spec
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec(self.code, module.__dict__)  # the module's mutated code
+
+
+class _Only:
+    """A pytest plugin: keeps the selected tests in the given order (the quickest first, so
+    that a failing test is met early), notes the first failure and how many ran."""
+
+    def __init__(self, wanted: Sequence[str]) -> None:
+        self.wanted = {name: i for i, name in enumerate(wanted)}
+        self.failed: list[str] = []
+        self.ran = 0
+
+    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        dropped = [item for item in items if item.nodeid not in self.wanted]
+        kept = [item for item in items if item.nodeid in self.wanted]
+        items[:] = sorted(kept, key=lambda item: self.wanted[item.nodeid])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.failed:
+            self.failed.append(report.nodeid)
+        if report.when == "call":
+            self.ran += 1
+
+
+@dataclass(frozen=True)
+class _Task:
+    mutant: Mutant
+    tests: tuple[str, ...]
+    budget: float
+
+
+def _mutant_child(task: _Task, fd: int) -> None:
+    import pytest
+
+    quiet_child(MEMORY)
+    _drop_runner()
+    mutant = task.mutant
+    path = _path(mutant.module)
+    name = f"{PACKAGE}.{mutant.module}"
+    code = compile(apply_mutant(mutant.module, path.read_text(), mutant.id), str(path), "exec")
+    sys.meta_path.insert(0, _Finder(name, path, code))
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:
+        _send(fd, {"import": type(exc).__name__})
+        os._exit(0)
+    only = _Only(task.tests)
+    files = sorted({t.split("::", 1)[0] for t in task.tests})
+    basetemp = tempfile.mkdtemp(prefix="runner-mutant-")
+    try:
+        status = pytest.main(_pytest_args(files, f"{basetemp}/t", first_failure=True), [only])
+    finally:
+        shutil.rmtree(basetemp, ignore_errors=True)
+    _send(fd, {"exit": int(status), "failed": only.failed[:1], "ran": only.ran})
+    os._exit(0)
+
+
+def _coverage_child(files: Sequence[str], fd: int) -> None:
+    import pytest
+
+    quiet_child(MEMORY)
+    _drop_runner()
+    recorder = Recorder(
+        {str(p): m for p, m in _files().items()},
+        ROOT,
+    )
+    basetemp = tempfile.mkdtemp(prefix="runner-coverage-")
+    try:
+        pytest.main(_pytest_args(files, f"{basetemp}/t", first_failure=False), plugins(recorder))
+    finally:
+        shutil.rmtree(basetemp, ignore_errors=True)
+    _send(fd, json.loads(recorder.coverage.to_json()))
+    os._exit(0)
+
+
+def _files() -> dict[str, str]:
+    from .runner_cover import runner_files
+
+    return runner_files(RUNNER)
+
+
+def _key(files: Sequence[str]) -> str:
+    paths = [*(ROOT / f for f in files), *RUNNER.rglob("*.py"), *RUNNER_TESTS.glob("*.py")]
+    return sources_key(p for p in paths if p.is_file())
+
+
+def load_coverage(files: Sequence[str], cache: Path | None) -> Coverage:
+    """The per-test line map: from ``cache`` when it was built from these very sources."""
+    key = _key(files)
+    if cache is not None and cache.is_file():
+        found = Coverage.from_json(cache.read_text())
+        if found.key == key:
+            return found
+    answers: list[bytes] = []
+    run_forked(
+        [files],
+        jobs=1,
+        child=_coverage_child,
+        budget=lambda _: 3600.0,
+        done=lambda _, data: answers.append(data),
+        timed_out=lambda _: None,
+    )
+    if not answers or not answers[0]:
+        raise SystemExit("mutate.py --runner: the coverage run of the runner's tests failed")
+    coverage = Coverage(**json.loads(answers[0]))
+    coverage.key = key
+    if not coverage.tests:
+        raise SystemExit("mutate.py --runner: the coverage run collected no test")
+    if cache is not None:
+        _write_atomic(cache, coverage.to_json())
+    return coverage
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
+def _outcome(task: _Task, data: bytes, seconds: float) -> RunnerResult:
+    mutant, count = task.mutant, len(task.tests)
+    if not data:
+        return RunnerResult(mutant, True, "test process died", seconds, count)
+    answer = json.loads(data)
+    if "import" in answer:
+        return RunnerResult(mutant, True, "broken import", seconds, count, answer["import"])
+    status, by = answer["exit"], "".join(answer["failed"])
+    if status == 0 and answer["ran"]:
+        return RunnerResult(mutant, False, "survived", seconds, count)
+    if status == 1:
+        return RunnerResult(mutant, True, "test failed", seconds, count, by)
+    if status in (2, 3):  # collection failed (an import the mutant broke), or pytest crashed
+        return RunnerResult(mutant, True, f"pytest exit {status}", seconds, count, by)
+    return RunnerResult(mutant, False, f"error: pytest exit {status}", seconds, count)
+
+
+def run_mutants(
+    mutants: Sequence[Mutant],
+    coverage: Coverage,
+    *,
+    jobs: int,
+    budget: float,
+    stop: float | None = None,
+    log: Any = None,
+) -> list[RunnerResult]:
+    """Each mutant against the tests that execute it, in a forked child each."""
+    users = runner_users(RUNNER)
+    trees = {
+        module_name(RUNNER, path): ast.parse(path.read_text())
+        for path in sorted(RUNNER.rglob("*.py"))
+        if path != RUNNER / "__init__.py"
+    }
+    results: dict[str, RunnerResult] = {}
+    tasks: list[_Task] = []
+    for mutant in mutants:
+        tests = tuple(select(mutant, coverage, users, trees))
+        if not tests:
+            results[mutant.id] = RunnerResult(mutant, False, "no test executes it", 0.0)
+            continue
+        tests = tuple(sorted(tests, key=lambda t: coverage.seconds[t]))
+        seconds = sum(coverage.seconds[t] for t in tests)
+        tasks.append(_Task(mutant, tests, min(budget, 30.0 + 4 * seconds)))
+    started: dict[str, float] = {}
+
+    def child(task: _Task, fd: int) -> None:
+        _mutant_child(task, fd)
+
+    def record(result: RunnerResult) -> None:
+        results[result.mutant.id] = result
+        if log is not None:
+            print(
+                f"{result.how:18} {result.seconds:6.1f} s {result.tests:4} tests  "
+                f"{result.mutant.id}",
+                file=log,
+                flush=True,
+            )
+
+    def budget_of(task: _Task) -> float:
+        started[task.mutant.id] = time.monotonic()
+        return task.budget
+
+    def done(task: _Task, data: bytes) -> None:
+        record(_outcome(task, data, time.monotonic() - started[task.mutant.id]))
+
+    def timed_out(task: _Task) -> None:
+        seconds = time.monotonic() - started[task.mutant.id]
+        record(RunnerResult(task.mutant, True, "timeout", seconds, len(task.tests)))
+
+    run_forked(
+        tasks, jobs=jobs, child=child, budget=budget_of, done=done, timed_out=timed_out, stop=stop
+    )
+    return [results[m.id] for m in mutants if m.id in results]
+
+
+def _equivalents(mutants: Sequence[Mutant]) -> Any:
+    from .equivalents import load_equivalents, match_equivalents
+
+    return match_equivalents(mutants, load_equivalents(RUNNER_EQUIVALENT_FILE))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -140,50 +393,106 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--runner", action="store_true")
     parser.add_argument("--module", action="append", choices=sorted(TESTS))
     parser.add_argument("--max-mutants", type=int, default=None)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--budget", type=float, default=600.0, help="seconds per mutant")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=600.0, help="most seconds per mutant")
     parser.add_argument("--seconds", type=float, default=None, help="start none after this")
     parser.add_argument("--list", action="store_true", help="list the mutants, run none")
+    parser.add_argument("--entries", action="store_true", help="the equivalents, run none")
+    parser.add_argument("--json", type=Path, help="every mutant's fate, as JSON")
+    parser.add_argument("--coverage", type=Path, help="cache of the per-test line map")
     args = parser.parse_args(argv)
     modules = args.module or sorted(TESTS)
-    mutants = _sample(runner_mutants(modules), args.max_mutants)
+    every = runner_mutants(modules)
+    mutants = _sample(every, args.max_mutants)
     if args.list:
         for m in mutants:
             print(f"{m.id}\n    {m.source}\n    {m.changed}")
         return 0
-    print(f"{len(mutants)} mutants of {len(modules)} runner modules", file=sys.stderr)
+    matched = _equivalents(every)
+    if args.entries:
+        for entry, found in matched.covered:
+            print(f"{entry.kind:10} {', '.join(m.id for m in found) or 'STALE'}")
+        return 1 if matched.stale or matched.ambiguous or matched.duplicates else 0
+    os.chdir(ROOT)
     started = time.monotonic()
-    results: list[RunnerResult] = []
+    cpu = os.times()
+    files = test_files()
+    coverage = load_coverage(files, args.coverage)
+    print(
+        f"{len(mutants)} mutants of {len(modules)} runner modules; {len(coverage.tests)} tests "
+        f"mapped in {time.monotonic() - started:.0f} s",
+        file=sys.stderr,
+    )
+    stop = None if args.seconds is None else started + args.seconds
+    results = run_mutants(
+        mutants, coverage, jobs=max(1, args.jobs), budget=args.budget, stop=stop, log=sys.stderr
+    )
+    spent = os.times()
+    wall = time.monotonic() - started
+    cpu_seconds = sum(spent[:4]) - sum(cpu[:4])
+    text = report(results, len(mutants), matched.by_mutant)
+    wrong = [r.mutant.id for r in results if r.killed and r.mutant.id in matched.by_mutant]
+    for mutant_id in wrong:
+        text += f"\nERROR: listed as {matched.by_mutant[mutant_id].kind} but killed: {mutant_id}"
+    for entry in matched.stale:
+        text += f"\nERROR: stale entry of {RUNNER_EQUIVALENT_FILE.name}: {entry}"
+    text += f"\nwall {wall:.0f} s, CPU {cpu_seconds:.0f} s (this process and its children)"
+    print(text)
+    if args.json is not None:
+        _write_atomic(args.json, json.dumps(_as_json(results, wall, cpu_seconds), indent=1))
+    return 1 if wrong or matched.stale or matched.ambiguous or matched.duplicates else 0
 
-    def one(mutant: Mutant) -> RunnerResult | None:
-        if args.seconds is not None and time.monotonic() - started > args.seconds:
-            return None
-        result = _run_one(mutant, args.budget)
-        print(f"{result.how:12} {result.seconds:6.1f} s  {mutant.id}", file=sys.stderr)
-        return result
 
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = [r for r in pool.map(one, mutants) if r is not None]
-    print(report(results, len(mutants)))
-    return 0
+def _as_json(results: Sequence[RunnerResult], wall: float, cpu: float) -> dict[str, Any]:
+    return {
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "mutants": [
+            {
+                "id": r.mutant.id,
+                "module": r.mutant.module,
+                "killed": r.killed,
+                "how": r.how,
+                "seconds": round(r.seconds, 2),
+                "tests": r.tests,
+                "by": r.by,
+                "source": r.mutant.source,
+                "changed": r.mutant.changed,
+            }
+            for r in results
+        ],
+    }
 
 
-def report(results: Sequence[RunnerResult], planned: int) -> str:
-    """Per-module scores, then every survivor with its line before and after."""
-    lines = [f"{'runner module':22} {'mutants':>8} {'killed':>7} {'score':>7}"]
-    for module in sorted({r.mutant.module for r in results}):
-        mine = [r for r in results if r.mutant.module == module]
+def report(results: Sequence[RunnerResult], planned: int, listed: Any = None) -> str:
+    """Per-module scores, then every survivor with its line before and after.
+
+    The score is killed / (mutants - listed equivalents - errors); a mutant no test executes
+    is a survivor, counted in its own column as well.
+    """
+    listed = listed or {}
+    lines = [
+        f"{'runner module':30} {'mutants':>8} {'killed':>7} {'equiv':>6} {'unexec':>7} "
+        f"{'errors':>7} {'score':>7}"
+    ]
+
+    def row(name: str, mine: Sequence[RunnerResult]) -> str:
         killed = sum(r.killed for r in mine)
-        lines.append(f"{module:22} {len(mine):8} {killed:7} {100 * killed / len(mine):6.1f}%")
-    killed = sum(r.killed for r in results)
-    total = len(results)
-    score = 100 * killed / total if total else 0.0
-    lines.append(f"{'all':22} {total:8} {killed:7} {score:6.1f}%  ({planned - total} not run)")
+        equivalent = sum(not r.killed and r.mutant.id in listed for r in mine)
+        unexecuted = sum(r.how == "no test executes it" for r in mine)
+        errors = sum(r.how.startswith("error") for r in mine)
+        scored = len(mine) - equivalent - errors
+        score = 100 * killed / scored if scored else 100.0
+        return (
+            f"{name:30} {len(mine):8} {killed:7} {equivalent:6} {unexecuted:7} {errors:7} "
+            f"{score:6.1f}%"
+        )
+
+    modules = sorted({r.mutant.module for r in results})
+    lines += [row(m, [r for r in results if r.mutant.module == m]) for m in modules]
+    lines.append(row("all", results) + f"  ({planned - len(results)} not run)")
     for r in results:
         if not r.killed:
-            lines += [
-                f"survived: {r.mutant.id}",
-                f"    {r.mutant.source}",
-                f"    {r.mutant.changed}",
-            ]
+            note = listed[r.mutant.id].kind if r.mutant.id in listed else r.how
+            lines += [f"{note}: {r.mutant.id}", f"    {r.mutant.source}", f"    {r.mutant.changed}"]
     return "\n".join(lines)
