@@ -449,11 +449,11 @@ class SubprocessAdapter:
         """Why the implementation was given up on (None while it is still being run)."""
         return self._gave_up
 
-    def close(self) -> None:
-        """Send ``stop``, wait a moment, and kill whatever is left of the process group."""
+    def close(self, grace: float = 2.0) -> None:
+        """Send ``stop``, wait up to ``grace`` seconds, and kill whatever is left of the group."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            proc.stop(grace=2.0)
+            proc.stop(grace=grace)
 
     # -- cases -----------------------------------------------------------------------------
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,18 +23,61 @@ from flux_conformance.runner.adapters.base import Adapter
 from flux_conformance.runner.bounds import shown
 from flux_conformance.runner.commands._common import UsageError
 from flux_conformance.runner.commands._numbers import seconds, whole
-from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK
+from flux_conformance.runner.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRUNNABLE
+from flux_conformance.runner.tools.diff_clock import OWN_MEMORY
 
 __all__ = ["add_parser", "main"]
 
 #: Exit status when disagreements were found.
 EXIT_FOUND = EXIT_FAILED
+_OWN_MIB = OWN_MEMORY // (1024 * 1024)
 
 
 def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """Run the differential search and write the cases it finds."""
+    """Run the differential search and write the cases it finds, all within ``--seconds``."""
+    from flux_conformance.runner.tools.diff_clock import Budget, cap_own_memory, process_age
+
+    # The budget is the whole command's, from the start of the process when the process is
+    # this command (starting Python and importing count), else from here: loading, starting
+    # the workers, searching, writing.
+    age = process_age() if sys.argv[1:2] == ["diff"] else 0.0
+    budget = Budget(args.seconds, start=time.monotonic() - age)
+    capped, restore = cap_own_memory()
+    try:
+        return _run(args, out, err, budget, capped)
+    except MemoryError:
+        from flux_conformance.runner.tools.diff_bounds import MIB, peak_memory
+
+        own, _ = peak_memory()
+        print(
+            f"diff {shown(args.impl)} on {args.operation}: stopped: diff's own process ran out "
+            f"of memory (its bound is {_OWN_MIB} MiB; peak {own / MIB:.0f} MiB) after "
+            f"{budget.elapsed():.1f} s, outside the search; nothing was written",
+            file=err,
+        )
+        return EXIT_UNRUNNABLE
+    finally:
+        restore()
+
+
+def _requirement(args: argparse.Namespace, budget: Any) -> str | None:
+    """The requirement to propose, or None when it cannot be read within the time left."""
+    from flux_conformance.runner.tools.diff_cases import general_requirement
+
+    found: list[str | None] = []
+    cases = Path(args.cases) if args.cases else None
+    worker = threading.Thread(
+        target=lambda: found.append(general_requirement(args.operation, cases)), daemon=True
+    )
+    worker.start()
+    # What is left of the reserve, less a moment to write the file and the summary.
+    worker.join(max(0.0, budget.left(last=True) - min(0.5, budget.reserve / 3)))
+    return found[0] if found else None
+
+
+def _run(args: argparse.Namespace, out: IO[str], err: IO[str], budget: Any, capped: bool) -> int:
     from flux_conformance.runner.operations import load_registry
-    from flux_conformance.runner.tools.diff_bounds import MIB, Bounds, bounded
+    from flux_conformance.runner.tools.diff_bounds import MIB, BoundedAdapter, Bounds, bounded
 
     try:
         import hypothesis  # noqa: F401
@@ -41,7 +87,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             "pip install '.[diff]')"
         ) from None
     from flux_conformance.runner.tools.diff import differential
-    from flux_conformance.runner.tools.diff_cases import general_requirement, render_cases
+    from flux_conformance.runner.tools.diff_cases import render_cases
     from flux_conformance.runner.tools.strategies import STRATEGIES
 
     if args.operation not in load_registry():
@@ -69,14 +115,20 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     bounds = Bounds(
         timeout=args.timeout, memory=args.memory * MIB, answer_bytes=args.max_answer_bytes
     )
+    budget.ended("loading", budget.start)
     adapters: list[Adapter] = []
     try:
+        since = budget.clock()
         for spec in (args.impl, args.against):
             adapter = bounded(spec, bounds)
             adapters.append(adapter)
-            adapter.start()
+            if isinstance(adapter, BoundedAdapter):
+                adapter.start(budget.work_deadline)  # WorkerLate when it does not start in time
+            else:
+                adapter.start()
             if not adapter.supports(args.operation):
                 raise UsageError(f"{spec} does not support {args.operation}")
+        budget.ended("starting", since)
         impl, against = adapters
         print(
             f"diff {args.impl} against {args.against} on {args.operation}: seed {seed}, "
@@ -84,6 +136,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             file=err,
             flush=True,
         )
+        since = budget.clock()
         result = differential(
             args.operation,
             impl,
@@ -93,6 +146,7 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             seed=seed,
             max_found=args.max,
             edition=edition,
+            deadline=budget.work_deadline,
             progress=lambda found: print(
                 f"  {found.seconds:.0f} s: {found.evaluated} inputs, "
                 f"{len(found.disagreements)} disagreement(s)",
@@ -100,47 +154,67 @@ def main(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 flush=True,
             ),
         )
+        budget.ended("search and shrinking", since)
     finally:
+        since = budget.clock()
+        grace = max(0.1, min(2.0, budget.left(last=True) / 4))
         for adapter in adapters:
-            adapter.close()
-    _summarise(result, args, err)
+            if isinstance(adapter, BoundedAdapter):
+                adapter.close(grace)
+            else:
+                adapter.close()
+    budget.ended("closing", since, last=True)
+    since = budget.clock()
     if result.disagreements:
         text = render_cases(
             result,
             impl_name=args.impl,
             against_name=args.against,
-            requirement=general_requirement(
-                args.operation, Path(args.cases) if args.cases else None
-            ),
+            requirement=_requirement(args, budget),
         )
         if args.out:
             from flux_conformance.runner.atomic import write_atomic
 
             write_atomic(args.out, text)
-            print(f"wrote {len(result.disagreements)} case(s) to {args.out}", file=err)
         else:
             out.write(text)
+    budget.ended("writing", since, last=True)
+    _summarise(result, args, err, budget, capped)
+    if result.disagreements and args.out:
+        print(f"wrote {len(result.disagreements)} case(s) to {args.out}", file=err)
     return EXIT_FOUND if result.disagreements else EXIT_OK
 
 
-def _summarise(result: Any, args: argparse.Namespace, err: IO[str]) -> None:
+def _summarise(
+    result: Any, args: argparse.Namespace, err: IO[str], budget: Any, capped: bool
+) -> None:
     from flux_conformance.runner.report import compact_json
     from flux_conformance.runner.tools.diff_bounds import MIB, peak_memory
 
+    stopped = " (stopped by --seconds)" if result.out_of_time else ""
+    if result.out_of_memory:
+        stopped = f" (stopped: diff's own process ran out of memory, its bound {_OWN_MIB} MiB)"
     print(
         f"diff {args.impl} against {args.against} on {result.operation}: "
         f"{result.evaluated} distinct inputs in {result.rounds} round(s), "
-        f"{result.seconds:.1f}s, seed {result.seed}"
-        + (" (stopped by --seconds)" if result.out_of_time else ""),
+        f"{result.seconds:.1f}s, seed {result.seed}" + stopped,
         file=err,
     )
+    print(f"  time: {budget.summary()}", file=err)
+    for late in budget.over:
+        print(f"  over the time bound: {late}", file=err)
     for what, count in sorted(result.over_bounds.items()):
         side, bound = what.split(" ", 1)
+        if side == "judge":
+            print(f"  {count} answer(s) not judged within the {bound} bound", file=err)
+            continue
         name = args.impl if side == "impl" else args.against
         print(f"  {count} input(s) over the {bound} bound: {shown(name)} (not compared)", file=err)
     own, child = peak_memory()
     print(
-        f"  peak memory: {own / MIB:.0f} MiB (diff), {child / MIB:.0f} MiB (largest worker)",
+        f"  peak memory: {own / MIB:.0f} MiB (diff"
+        + (f", capped at {_OWN_MIB} MiB" if capped else ", not capped")
+        + f"), {child / MIB:.0f} MiB (largest worker)",
         file=err,
     )
     for side, count in sorted(result.incomparable.items()):

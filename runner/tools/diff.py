@@ -26,13 +26,14 @@ import unittest
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from flux_conformance.runner.adapters.base import UNKNOWN_CATEGORY, Adapter, Reply
 from flux_conformance.runner.bounds import shown, too_large_to_judge
 from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
-from flux_conformance.runner.tools.diff_bounds import BoundedAdapter
+from flux_conformance.runner.tools.diff_bounds import BoundedAdapter, Bounds
+from flux_conformance.runner.tools.diff_clock import TimedJudge
 
 #: Seconds between two progress reports of a search.
 PROGRESS_EVERY = 2.0
@@ -70,6 +71,8 @@ class DiffResult:
     #: Inputs over a bound of the implementation's worker, by bound and side
     #: (``impl time``, ``against memory``...): reported, not compared.
     over_bounds: Counter[str] = field(default_factory=Counter)
+    #: Whether the search ended because ``diff``'s own process ran out of memory.
+    out_of_memory: bool = False
 
 
 def _outcome(reply: Reply) -> str:
@@ -366,6 +369,7 @@ def differential(
     strategy: Any = None,
     progress: Callable[[DiffResult], None] | None = None,
     edition: str | None = None,
+    deadline: float | None = None,
 ) -> DiffResult:
     """Search for inputs of ``operation`` on which ``impl`` and ``against`` disagree.
 
@@ -375,6 +379,9 @@ def differential(
     ``progress`` is called with the result so far every few seconds and at each
     disagreement found.  ``edition`` (an edition's own name) is sent with every input to both
     implementations, and the reference judges in it (None: the default edition).
+    ``deadline`` (a ``time.monotonic()`` value) ends the search and its shrinking, each
+    disagreement found so far kept, when it comes before ``seconds`` from now.  A
+    ``MemoryError`` in this process ends the search too (``out_of_memory``), keeping them.
     """
     from flux_conformance.runner.oracle import reference_oracle
     from flux_conformance.runner.tools.strategies import STRATEGIES
@@ -383,29 +390,38 @@ def differential(
     strategy = strategy if strategy is not None else STRATEGIES[operation]()
     result = DiffResult(operation, seed, edition=edition)
     start = time.monotonic()
+    end = start + seconds if deadline is None else min(deadline, start + seconds)
     for adapter in (impl, against):
         if isinstance(adapter, BoundedAdapter):
             # A bounded worker stops each input at the run's end at the latest.
-            adapter.deadline = start + seconds
+            adapter.deadline = end
+    # The judging in this process is held to the per-input time bound of the workers too.
+    per_input = impl.per_input if isinstance(impl, BoundedAdapter) else Bounds.timeout
+    judge = TimedJudge(op, per_input, end, result.over_bounds, clock=time.monotonic)
+    judged = cast(OperationSpec, judge)
     search = _Search(
-        op,
+        judged,
         impl,
         against,
         oracle=oracle or reference_oracle(edition),
         result=result,
-        deadline=start + seconds,
+        deadline=end,
         progress=progress,
     )
-    while len(result.disagreements) < max_found:
-        if time.monotonic() >= search.deadline:
-            result.out_of_time = True
-            break
-        result.rounds += 1
-        found = search.round(strategy, examples=examples, seed=seed)
-        if not found:
-            break
-        search.record(found[0])
-        search.report(every=0)
+    try:
+        while len(result.disagreements) < max_found:
+            if time.monotonic() >= search.deadline:
+                result.out_of_time = True
+                break
+            result.rounds += 1
+            found = search.round(strategy, examples=examples, seed=seed)
+            if not found:
+                break
+            search.record(found[0])
+            search.report(every=0)
+    except MemoryError:
+        # What was being built is gone with the frames that held it: the report can be written.
+        result.out_of_memory = True
     for actual, expected in search.replies.values():
         for side, reply in (("impl", actual), ("against", expected)):
             if reply.kind == "unsupported":

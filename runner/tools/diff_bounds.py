@@ -39,10 +39,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flux_conformance.runner.adapters.base import Adapter, Reply
+from flux_conformance.runner.adapters.base import Adapter, AdapterError, Reply
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 
-__all__ = ["Bounds", "bounded", "peak_memory"]
+__all__ = ["Bounds", "WorkerLate", "bounded", "peak_memory"]
 
 MIB = 1024 * 1024
 
@@ -57,6 +57,10 @@ class Bounds:
     memory: int = 1024 * MIB
     #: The longest JSON text of an output a worker sends.
     answer_bytes: int = 8 * MIB
+
+
+class WorkerLate(AdapterError):
+    """A worker that did not start within the time left of the run."""
 
 
 class BoundedAdapter:
@@ -76,9 +80,23 @@ class BoundedAdapter:
         #: Inputs over each bound, by bound ("time", "memory", "answer size").
         self.over: dict[str, int] = {}
 
-    def start(self) -> None:
-        """Start the worker and shake hands."""
-        self._inner.start()
+    def start(self, deadline: float | None = None) -> None:
+        """Start the worker and shake hands, by ``deadline`` (a ``time.monotonic()`` value).
+
+        Raises :class:`WorkerLate` when the worker has not answered by then.
+        """
+        if deadline is not None:
+            self._inner.start_timeout = max(0.0, deadline - time.monotonic())
+        started = time.monotonic()
+        try:
+            self._inner.start()
+        except AdapterError:
+            waited = time.monotonic() - started
+            if deadline is not None and waited >= self._inner.start_timeout:
+                raise WorkerLate(
+                    f"{self.name} did not start within the time left of the run ({waited:.1f} s)"
+                ) from None
+            raise
         self.version = self._inner.version
 
     def supports(self, operation: str) -> bool:
@@ -89,8 +107,12 @@ class BoundedAdapter:
         """One answer, or a ``bound`` reply saying which bound the input went over."""
         limit = self.per_input
         if self.deadline is not None:
-            limit = max(0.5, min(limit, self.deadline - time.monotonic()))
-        self._inner.timeout = limit
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                return Reply("bound", None, "not sent: the run's time was up")
+            limit = min(limit, left)
+        # A worker killed on the input before is started again within the same time.
+        self._inner.timeout = self._inner.start_timeout = limit
         started = time.monotonic()
         reply = self._inner.run(operation, input, edition=edition)
         if reply.kind == "errored" and time.monotonic() - started >= limit:
@@ -101,9 +123,9 @@ class BoundedAdapter:
             self.over[which] = self.over.get(which, 0) + 1
         return reply
 
-    def close(self) -> None:
-        """Stop the worker."""
-        self._inner.close()
+    def close(self, grace: float = 2.0) -> None:
+        """Stop the worker: ask it, and kill it after ``grace`` seconds."""
+        self._inner.close(grace)
 
 
 def _worker_command(bounds: Bounds, tail: list[str]) -> str:
@@ -185,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (args.memory, args.memory))
+    else:  # not capped: not even by the cap diff's own process holds itself to
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     if args.program:
         os.execvp(args.program[0], args.program)
     from flux_conformance.runner.adapters.inprocess import as_implementation, load_python_object

@@ -7,8 +7,10 @@ the reviewer to choose.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import re
 import shlex
 from collections import Counter
 from pathlib import Path
@@ -61,11 +63,24 @@ def _in_comment(text: str) -> str:
 
 
 def general_requirement(operation: str, cases_dir: Path | None) -> str | None:
-    """The requirement the operation's existing cases cite most (None if none can be read)."""
+    """The requirement the operation's existing cases cite most (None if none can be read).
+
+    Only the case files of ``operation`` are loaded (a top-level ``operation:`` line names it):
+    the whole suite takes several seconds, and this runs within what is left of ``--seconds``.
+    """
+    from flux_conformance.runner._cases_dir import default_cases_dir
+    from flux_conformance.runner.case_folder import yaml_files
     from flux_conformance.runner.cases import SuiteError, load_suite
 
+    root = cases_dir or default_cases_dir()
+    named = re.compile(rf"^operation:[ \t]*([\"']?){re.escape(operation)}\1[ \t]*(#.*)?$", re.M)
+    files = []
     try:
-        suite = load_suite(cases_dir)
+        for path in yaml_files(root, root, [], recursive=True):
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                if named.search(path.read_text(encoding="utf-8")):
+                    files.append(path)
+        suite = load_suite(cases_dir, files=files)
     except (SuiteError, OSError):
         return None
     cited = Counter(
