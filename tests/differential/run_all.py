@@ -5,7 +5,9 @@ build are found through their environment variables) and each operation it suppo
 input strategy, run ``diff`` against the reference within a share of the time budget, in the
 latest edition and, for operations whose cases differ between editions, in the others too.
 Every implementation runs in a bounded worker (runner.tools.diff_bounds); so does a control
-column, the reference itself, which must agree with the reference everywhere.
+column, the reference itself, which must agree with the reference everywhere.  ``--seconds``
+bounds the whole run from its start (runner.tools.diff_clock); each pair ends within its share
+(or ``--per-pair``) plus :data:`PAIR_MARGIN`, and the pairs no time is left for are listed.
 
 Each disagreement is classified against the suite (runner.tools.diff_findings): ``covered``,
 ``new`` or ``artefact``.  The run writes the cases found, one file per pair, and
@@ -29,17 +31,31 @@ import time
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from flux_conformance.runner.adapters.base import Reply
+from flux_conformance.runner.adapters.base import Adapter, Reply
 from flux_conformance.runner.cases import Case, Suite, load_suite
 from flux_conformance.runner.commands._common import shipped_expectations
 from flux_conformance.runner.editions import bundled
 from flux_conformance.runner.expectations import Expectations
 from flux_conformance.runner.tools.diff import Disagreement, differential
-from flux_conformance.runner.tools.diff_bounds import MIB, Bounds, bounded, peak_memory
+from flux_conformance.runner.tools.diff_bounds import (
+    MIB,
+    BoundedAdapter,
+    Bounds,
+    WorkerLate,
+    bounded,
+    peak_memory,
+)
 from flux_conformance.runner.tools.diff_cases import general_requirement, render_cases
-from flux_conformance.runner.tools.diff_findings import PairResult, classify, render_table
+from flux_conformance.runner.tools.diff_clock import Budget, process_age, reserve_for
+from flux_conformance.runner.tools.diff_findings import (
+    Finding,
+    PairResult,
+    classify,
+    outcome,
+    render_table,
+)
 from flux_conformance.runner.tools.strategies import STRATEGIES
 
 #: The control column: the reference, through the same bounded worker as everyone else.
@@ -63,13 +79,18 @@ def _label(spec: str) -> str:
     return "reference (worker)" if spec == CONTROL else spec
 
 
-def _columns(names: list[str], bounds: Bounds, operations: list[str]) -> dict[str, list[str]]:
+def _columns(
+    names: list[str], bounds: Bounds, operations: list[str], whole: Budget
+) -> dict[str, list[str]]:
     """Implementation -> the operations with a strategy it supports; the absent are reported."""
     found: dict[str, list[str]] = {}
     for name in names:
         try:
             adapter = bounded(name, bounds)
-            adapter.start()
+            if isinstance(adapter, BoundedAdapter):
+                adapter.start(whole.work_deadline)
+            else:
+                adapter.start()
         except Exception as exc:
             print(f"{_label(name)}: not run ({str(exc).splitlines()[0] if str(exc) else exc!r})")
             continue
@@ -234,6 +255,143 @@ def _rewrite_table(path: Path, data: dict[str, Any]) -> None:
     _write_atomically(path, text[:start] + render_block(data) + text[end + len(END) :])
 
 
+#: What a pair may take past its seconds: its own workers' closing and a slow last write.
+PAIR_MARGIN = 5.0
+
+
+class _PairOutOfTime(Exception):
+    """The pair's time ran out while its findings were being classified."""
+
+
+class _Until:
+    """An adapter that refuses to be asked anything past ``deadline`` (classification's)."""
+
+    def __init__(self, adapter: Any, deadline: float) -> None:
+        self._adapter = adapter
+        self._deadline = deadline
+        if isinstance(adapter, BoundedAdapter):
+            adapter.deadline = deadline
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+    def run(self, operation: str, value: Any, *, edition: str | None) -> Reply:
+        if time.monotonic() >= self._deadline:
+            raise _PairOutOfTime
+        reply: Reply = self._adapter.run(operation, value, edition=edition)
+        if reply.kind == "bound" and time.monotonic() >= self._deadline:
+            raise _PairOutOfTime  # cut by the pair's end, not an answer of the implementation's
+        return reply
+
+
+def _unclassified(found: list[Disagreement], name: str, edition: str) -> list[Finding]:
+    """The findings of a pair whose time ran out in classification: shown as new, said why."""
+    return [
+        Finding(
+            d.operation,
+            _label(name),
+            edition,
+            d.input,
+            outcome(d.actual),
+            outcome(d.expected),
+            d.reason,
+            "new",
+            "not classified: the pair's time ran out",
+        )
+        for d in found
+    ]
+
+
+def _run_pair(
+    name: str,
+    op: str,
+    edition: str,
+    *,
+    seconds: float,
+    bounds: Bounds,
+    suite: Suite,
+    args: argparse.Namespace,
+) -> tuple[PairResult, str]:
+    """One implementation against the reference on one operation, within ``seconds``.
+
+    Starting the worker, the search and its shrinking take from the first part of the pair's
+    budget; classifying what was found and writing its cases from the rest
+    (:func:`runner.tools.diff_clock.reserve_for`, at least a fifth of the pair).  A worker that
+    does not start in time, or a classification the time cuts, is reported in the pair's
+    ``over_bounds``; every finding is still written (unclassified ones as ``new``).
+    """
+    budget = Budget(seconds, reserve=max(reserve_for(seconds), seconds / 5))
+    pair = PairResult(op, _label(name), edition)
+    impl, reference = bounded(name, bounds), bounded("reference", bounds)
+    version = ""
+    try:
+        try:
+            if isinstance(impl, BoundedAdapter):
+                impl.start(budget.work_deadline)
+            else:
+                impl.start()
+        except WorkerLate as exc:
+            pair.over_bounds["worker start"] = 1
+            print(f"{_label(name):18} {op:22} {edition} not run: {exc}", flush=True)
+            return pair, version
+        reference.start()
+        version = impl.version
+        result = differential(
+            op,
+            impl,
+            reference,
+            examples=args.examples,
+            seconds=seconds,
+            seed=args.seed,
+            edition=edition,
+            deadline=budget.work_deadline,
+        )
+        found = result.disagreements
+        try:
+            findings = classify(
+                found,
+                implementation=_label(name),
+                edition=edition,
+                known_failures=partial(_known_failures, name, suite, edition=edition),
+                cases=suite.cases,
+                impl=cast(Adapter, _Until(impl, budget.deadline)),
+                reference=cast(Adapter, _Until(reference, budget.deadline)),
+            )
+        except _PairOutOfTime:
+            findings = _unclassified(found, name, edition)
+            result.over_bounds["classification time"] += 1
+    finally:
+        impl.close()
+        reference.close()
+    pair.inputs, pair.seconds = result.evaluated, result.seconds
+    pair.over_bounds = dict(result.over_bounds)
+    pair.findings = findings
+    own, child = peak_memory()
+    print(
+        f"{_label(name):18} {op:22} {edition} {result.evaluated:6} inputs "
+        f"{result.seconds:5.0f} s: {len(findings)} disagreement(s), {pair.count('new')} new, "
+        f"{pair.count('artefact')} artefact(s); peak {own / MIB:.0f}/{child / MIB:.0f} MiB",
+        flush=True,
+    )
+    for finding in findings:
+        shown = json.dumps(finding.input, ensure_ascii=False)[:140]
+        print(f"    [{finding.kind:8}] {shown}: {finding.reason[:200]}", flush=True)
+    if found:
+        text = render_cases(
+            result,
+            impl_name=_label(name),
+            against_name="reference",
+            requirement=general_requirement(op, None) if budget.left(last=True) > 1 else None,
+        )
+        file = args.out / f"{_label(name).split()[0]}.{op}.{edition}.yaml"
+        _write_atomically(file, text)
+    budget.ended("the pair", budget.start, last=True)
+    if budget.elapsed() > seconds + PAIR_MARGIN:
+        pair.over_bounds["pair time"] = 1
+        print(f"    over the pair's bound: {budget.over[-1]}", flush=True)
+    return pair, version
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every pair within the budget, print the report, write the findings."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -261,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cases", type=Path, help="the suite to classify against")
     args = parser.parse_args(argv)
+    # The whole run's budget counts from the start of the process when it is this script's.
+    whole = Budget(args.seconds, start=time.monotonic() - (process_age() if argv is None else 0))
 
     if args.reclassify:
         data = reclassify(json.loads(args.reclassify.read_text()), load_suite(args.cases), args)
@@ -283,70 +443,33 @@ def main(argv: list[str] | None = None) -> int:
     suite = load_suite()
     runs = [
         (name, op, edition)
-        for name, ops in _columns(names, bounds, operations).items()
+        for name, ops in _columns(names, bounds, operations, whole).items()
         for op in ops
         for edition in _editions(suite, op)
     ]
     if not runs:
         print("no real implementation could run: nothing to compare")
         return 2
-    share = args.per_pair or args.seconds / len(runs)
+    share = args.per_pair or max(whole.left(), 0.0) / len(runs)
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"{len(runs)} runs, {share:.0f} s each, seed {args.seed}; cases found go to {args.out}/")
+    print(
+        f"{len(runs)} runs, {share:.0f} s each (each ends within it plus {PAIR_MARGIN:g} s), "
+        f"seed {args.seed}; cases found go to {args.out}/"
+    )
     pairs: list[PairResult] = []
     versions: dict[str, str] = {}
-    start = time.monotonic()
+    left_out: list[str] = []
     for name, op, edition in runs:
-        impl, reference = bounded(name, bounds), bounded("reference", bounds)
-        impl.start()
-        reference.start()
-        versions[_label(name)] = impl.version
-        try:
-            result = differential(
-                op,
-                impl,
-                reference,
-                examples=args.examples,
-                seconds=share,
-                seed=args.seed,
-                edition=edition,
-            )
-            findings = classify(
-                result.disagreements,
-                implementation=_label(name),
-                edition=edition,
-                known_failures=partial(_known_failures, name, suite, edition=edition),
-                cases=suite.cases,
-                impl=impl,
-                reference=reference,
-            )
-        finally:
-            impl.close()
-            reference.close()
-        pair = PairResult(
-            op, _label(name), edition, result.evaluated, result.seconds, dict(result.over_bounds)
+        seconds = min(share, whole.left())
+        if seconds < min(share, 1.0):
+            # The run's --seconds are spent: the pair is reported as not run.
+            left_out.append(f"{_label(name)} {op} {edition}")
+            continue
+        pair, version = _run_pair(
+            name, op, edition, seconds=seconds, bounds=bounds, suite=suite, args=args
         )
-        pair.findings = findings
         pairs.append(pair)
-        own, child = peak_memory()
-        print(
-            f"{_label(name):18} {op:22} {edition} {result.evaluated:6} inputs "
-            f"{result.seconds:5.0f} s: {len(findings)} disagreement(s), {pair.count('new')} new, "
-            f"{pair.count('artefact')} artefact(s); peak {own / MIB:.0f}/{child / MIB:.0f} MiB",
-            flush=True,
-        )
-        for finding in findings:
-            shown = json.dumps(finding.input, ensure_ascii=False)[:140]
-            print(f"    [{finding.kind:8}] {shown}: {finding.reason[:200]}", flush=True)
-        if result.disagreements:
-            text = render_cases(
-                result,
-                impl_name=_label(name),
-                against_name="reference",
-                requirement=general_requirement(op, None),
-            )
-            file = args.out / f"{_label(name).split()[0]}.{op}.{edition}.yaml"
-            _write_atomically(file, text)
+        versions[_label(name)] = version
     own, child = peak_memory()
     data = {
         "run": {
@@ -355,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             "per_pair": share,
             "timeout": args.timeout,
             "memory_mib": args.memory,
-            "seconds": time.monotonic() - start,
+            "seconds": whole.elapsed(),
             "peak_mib": own / MIB,
             "peak_worker_mib": child / MIB,
             "versions": versions,
@@ -366,6 +489,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         _rewrite_table(args.table, data)
     new = sum(p.count("new") for p in pairs)
+    if left_out:
+        print(f"{len(left_out)} pair(s) not run, the run's --seconds spent: " + ", ".join(left_out))
+    late = [p for p in pairs if "pair time" in p.over_bounds]
+    if late:
+        print(f"{len(late)} pair(s) ended past their bound plus {PAIR_MARGIN:g} s")
     print(
         f"{sum(len(p.findings) for p in pairs)} disagreement(s) in {data['run']['seconds']:.0f} s,"
         f" {new} new; peak memory {own / MIB:.0f} MiB (diff), {child / MIB:.0f} MiB (worker); "

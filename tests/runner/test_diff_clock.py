@@ -7,6 +7,8 @@ margins are many seconds wide and the assertion is about what the report says.
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -14,6 +16,7 @@ import time
 import types
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,7 +26,7 @@ from flux_conformance.runner.adapters.inprocess import InProcessAdapter, Referen
 from flux_conformance.runner.cli import main
 from flux_conformance.runner.commands import diff as diff_command
 from flux_conformance.runner.tools import diff as diff_module
-from flux_conformance.runner.tools.diff import differential
+from flux_conformance.runner.tools.diff import Disagreement, differential
 from flux_conformance.runner.tools.diff_bounds import BoundedAdapter, Bounds, bounded
 from flux_conformance.runner.tools.diff_clock import (
     Budget,
@@ -308,3 +311,48 @@ def test_a_judging_that_does_not_end_is_cut_and_counted() -> None:
     assert over == {"judge time": 1}
     assert judge.compare([1], [2], None, "1") == "differs"
     assert judge.name == "idset.decode"
+
+
+def _run_all() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "run_all", Path(__file__).resolve().parents[2] / "tests" / "differential" / "run_all.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_findings_pair_whose_worker_cannot_start_is_reported(tmp_path: Path) -> None:
+    run_all = _run_all()
+    silent = tmp_path / "silent.py"
+    silent.write_text("import time\ntime.sleep(600)\n")
+    args = argparse.Namespace(examples=10, seed=1, out=tmp_path)
+    pair, version = run_all._run_pair(
+        f"exec:{sys.executable} {silent}",
+        "idset.decode",
+        "2026-08-13",
+        seconds=3,
+        bounds=Bounds(),
+        suite=None,  # never reached: nothing is classified
+        args=args,
+    )
+    assert pair.over_bounds == {"worker start": 1}
+    assert pair.findings == []
+    assert version == ""
+
+
+def test_classification_past_the_pair_end_is_refused_and_shown_as_new() -> None:
+    run_all = _run_all()
+    reference = InProcessAdapter(ReferenceImplementation())
+    late = run_all._Until(reference, time.monotonic() - 1)
+    with pytest.raises(run_all._PairOutOfTime):
+        late.run("idset.decode", "1", edition=None)
+    found = Disagreement(
+        "idset.decode", "1-3", Reply("error", "invalid"), Reply("output", [1, 2, 3]), "x", ()
+    )
+    (finding,) = run_all._unclassified([found], "flux-core", "2026-08-13")
+    assert finding.kind == "new"
+    assert "not classified" in finding.covered_by
+    assert (finding.actual, finding.expected) == ("error:invalid", "output")
