@@ -366,16 +366,6 @@ def _run_pair(
     pair.inputs, pair.seconds = result.evaluated, result.seconds
     pair.over_bounds = dict(result.over_bounds)
     pair.findings = findings
-    own, child = peak_memory()
-    print(
-        f"{_label(name):18} {op:22} {edition} {result.evaluated:6} inputs "
-        f"{result.seconds:5.0f} s: {len(findings)} disagreement(s), {pair.count('new')} new, "
-        f"{pair.count('artefact')} artefact(s); peak {own / MIB:.0f}/{child / MIB:.0f} MiB",
-        flush=True,
-    )
-    for finding in findings:
-        shown = json.dumps(finding.input, ensure_ascii=False)[:140]
-        print(f"    [{finding.kind:8}] {shown}: {finding.reason[:200]}", flush=True)
     if found:
         text = render_cases(
             result,
@@ -386,6 +376,17 @@ def _run_pair(
         file = args.out / f"{_label(name).split()[0]}.{op}.{edition}.yaml"
         _write_atomically(file, text)
     budget.ended("the pair", budget.start, last=True)
+    own, child = peak_memory()
+    print(
+        f"{_label(name):18} {op:22} {edition} {result.evaluated:6} inputs "
+        f"{result.seconds:5.0f} s: {len(findings)} disagreement(s), {pair.count('new')} new, "
+        f"{pair.count('artefact')} artefact(s); the pair {budget.elapsed():.1f} s of "
+        f"{seconds:g}; peak {own / MIB:.0f}/{child / MIB:.0f} MiB",
+        flush=True,
+    )
+    for finding in findings:
+        shown = json.dumps(finding.input, ensure_ascii=False)[:140]
+        print(f"    [{finding.kind:8}] {shown}: {finding.reason[:200]}", flush=True)
     if budget.elapsed() > seconds + PAIR_MARGIN:
         pair.over_bounds["pair time"] = 1
         print(f"    over the pair's bound: {budget.over[-1]}", flush=True)
