@@ -8,11 +8,12 @@ category for two errors.  Every disagreement is shrunk by hypothesis to a minima
 :mod:`runner.commands.diff` is the command.
 
 Finding several distinct disagreements: the search runs in rounds.  In each round the test
-fails only on a disagreement of a new kind -- a new pair of outcome kinds (``output``, or
-the error category), or the same pair on an input whose punctuation does not include that
-of a known finding's input -- so hypothesis shrinks towards a new kind of disagreement, and
-the next round looks for another.  Rounds stop when one finds nothing new, at ``max_found``
-disagreements, or when ``seconds`` run out.  ``examples`` bounds the inputs generated per
+fails only on a disagreement of a new kind -- one that no known finding explains
+(:mod:`runner.tools.diff_kinds`: a new pair of outcome kinds, ``output`` or the error
+category, or the same pair on an input with features no known finding's input has) -- so
+hypothesis shrinks towards a new kind of disagreement, and the next round looks for another.
+Rounds stop when one finds nothing new, at ``max_found`` disagreements, or when ``seconds``
+run out.  ``examples`` bounds the inputs generated per
 round.  With a seed the whole search is deterministic (hypothesis's ``seed``, no example
 database).
 """
@@ -34,6 +35,14 @@ from flux_conformance.runner.comparators import Oracle
 from flux_conformance.runner.operations import OperationSpec, load_registry
 from flux_conformance.runner.tools.diff_bounds import BoundedAdapter, Bounds
 from flux_conformance.runner.tools.diff_clock import TimedJudge
+from flux_conformance.runner.tools.diff_kinds import (
+    Baseline,
+    Kind,
+    baseline,
+    draw_sample,
+    explained,
+    kind_of,
+)
 
 #: Seconds between two progress reports of a search.
 PROGRESS_EVERY = 2.0
@@ -50,7 +59,7 @@ class Disagreement:
     actual: Reply
     expected: Reply
     reason: str
-    signature: tuple[str, ...]
+    signature: Kind
 
 
 @dataclass
@@ -123,33 +132,6 @@ def compare_replies(
         return op.compare(expected.value, actual.value, oracle, value)
     except Exception as exc:  # a comparator choking on an odd output is a disagreement too
         return shown(f"comparator {op.comparator_name} failed on the output: {exc!r}", 1000)
-
-
-def _punctuation(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return "".join(sorted({c for c in text if not c.isalnum()}))
-
-
-def _signature(actual: Reply, expected: Reply, value: Any) -> tuple[str, ...]:
-    return (_outcome(actual), _outcome(expected), _punctuation(value))
-
-
-def _covered(signature: tuple[str, ...], known: set[tuple[str, ...]]) -> bool:
-    """Whether a disagreement of this kind is already known.
-
-    Same pair of outcomes, and the input uses every punctuation character of a known
-    finding (``,.`` adds nothing to ``,``); an input without punctuation is covered only by
-    a finding without punctuation, which would otherwise cover everything.
-    """
-    *outcomes, punctuation = signature
-    for *known_outcomes, known_punctuation in known:
-        if known_outcomes != outcomes:
-            continue
-        if not known_punctuation and punctuation:
-            continue
-        if set(known_punctuation) <= set(punctuation):
-            return True
-    return False
 
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -228,7 +210,9 @@ class _Search:
         self.deadline = deadline
         self.progress = progress
         self.started = self.last_report = time.monotonic()
-        self.known: set[tuple[str, ...]] = set()
+        self.known: set[Kind] = set()
+        #: What most of the strategy's documents have (diff_kinds.baseline), set by the caller.
+        self.shared = Baseline()
         self.replies: dict[str, tuple[Reply, Reply]] = {}
 
     def answer(self, value: Any) -> tuple[Reply, Reply]:
@@ -243,6 +227,10 @@ class _Search:
             self.replies[key] = (_bounded(actual, expected), _bounded(expected, actual))
             self.report()
         return self.replies[key]
+
+    def kind(self, actual: Reply, expected: Reply, value: Any) -> Kind:
+        """The kind of the disagreement between these replies on ``value``."""
+        return kind_of((_outcome(actual), _outcome(expected)), value, self.shared)
 
     def report(self, *, every: float = PROGRESS_EVERY) -> None:
         """Hand the result so far to ``progress``, at most once every ``every`` seconds."""
@@ -272,7 +260,7 @@ class _Search:
                 return
             if compare_replies(self.op, actual, expected, self.oracle, value) is None:
                 return
-            if _covered(_signature(actual, expected, value), self.known):
+            if explained(self.kind(actual, expected, value), self.known):
                 return
             smallest.append(value)
             raise _Found(value)
@@ -312,8 +300,8 @@ class _Search:
             return False
         if compare_replies(self.op, actual, expected, self.oracle, value) is None:
             return False
-        signature = _signature(actual, expected, value)
-        return signature[:2] == outcomes and not _covered(signature, self.known)
+        kind = self.kind(actual, expected, value)
+        return kind.outcomes == outcomes and not explained(kind, self.known)
 
     def minimise_numbers(self, value: Any) -> Any:
         """Lower every number of ``value`` as far as the disagreement allows.
@@ -349,7 +337,7 @@ class _Search:
         value = self.minimise_numbers(value)
         actual, expected = self.answer(value)
         reason = compare_replies(self.op, actual, expected, self.oracle, value) or "disagreement"
-        signature = _signature(actual, expected, value)
+        signature = self.kind(actual, expected, value)
         self.known.add(signature)
         self.result.disagreements.append(
             Disagreement(self.op.name, value, actual, expected, reason, signature)
@@ -409,6 +397,7 @@ def differential(
         progress=progress,
     )
     try:
+        search.shared = baseline(draw_sample(strategy, seed=seed))
         while len(result.disagreements) < max_found:
             if time.monotonic() >= search.deadline:
                 result.out_of_time = True

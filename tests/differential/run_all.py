@@ -156,10 +156,12 @@ def render_block(data: dict[str, Any]) -> str:
     """The findings block of docs/diff.md, from a findings file's data."""
     pairs = [PairResult.from_json(p) for p in data["pairs"]]
     run = data["run"]
+    most = f" and at most {run['max']} disagreements" if "max" in run else ""
     lines = [
         START,
         "",
-        f"Run: `{run['command']}` (seed {run['seed']}, {run['per_pair']:g} s a pair, per-input "
+        f"Run: `{run['command']}` (seed {run['seed']}, {run['per_pair']:g} s{most} a pair, "
+        "per-input "
         f"bounds {run['timeout']:g} s and {run['memory_mib']} MiB); {run['seconds']:.0f} s in "
         f"all; peak resident memory {run['peak_mib']:.0f} MiB (diff) and "
         f"{run['peak_worker_mib']:.0f} MiB (largest worker). Versions: "
@@ -343,6 +345,7 @@ def _run_pair(
             examples=args.examples,
             seconds=seconds,
             seed=args.seed,
+            max_found=args.max,
             edition=edition,
             deadline=budget.work_deadline,
         )
@@ -400,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-pair", type=float, help="seconds a pair (instead of a share)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--examples", type=int, default=500, help="inputs per search round")
+    # A lax implementation shows many kinds of disagreement on one document format (flux-core's
+    # R.validate: a dozen within seconds); ten would end the search before the rarer ones.
+    parser.add_argument("--max", type=int, default=30, help="disagreements a pair at most")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds an input")
     parser.add_argument("--memory", type=int, default=1024, help="MiB of a worker")
     parser.add_argument("--out", type=Path, default=Path("diff-found"))
@@ -477,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": _command(argv if argv is not None else sys.argv[1:]),
             "seed": args.seed,
             "per_pair": share,
+            "max": args.max,
             "timeout": args.timeout,
             "memory_mib": args.memory,
             "seconds": whole.elapsed(),
