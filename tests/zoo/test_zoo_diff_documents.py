@@ -28,7 +28,6 @@ FOUND_BY_DIFF = (
     "jobspec.validate/count-past-2-31-invalid",
     "jobspec.validate/unknown-vertex-key-refused",
     "jobspec.validate/task-slot-unchecked",
-    "jobspec.validate/version-unchecked",
 )
 
 
