@@ -9,7 +9,9 @@ Each disagreement ``diff`` finds between an implementation and the reference is 
   implementation's expectations file lists as a known failure (in that edition) shows the same
   pair of outcomes (output, or the error category, on each side) on an input of the same
   features (:func:`features`: its keys, punctuation, kinds of character and the integer ranges
-  its numbers fall in);
+  its numbers fall in), or a clarification case the implementation passes permits both
+  outcomes on an input of the same features (the text leaves room, and the two took different
+  readings);
 * ``limit``: the reference refuses the input with ``limit`` (a bound of its own, past every
   number RFC 22 and 29 implementations are asked to hold) and the implementation answers, or the
   implementation refuses an input with a number past 2**31 with ``limit`` or without saying
@@ -274,7 +276,26 @@ class _Classifier:
         for actual, expected, theirs, case_id in shown:
             if (actual, expected) == pair and _alike(mine, theirs):
                 return "covered", case_id
+        failing = {case_id for *_, case_id in shown}
+        for case in self.cases:
+            if (
+                case.operation == operation
+                and case.level == "clarification"
+                and case.id not in failing
+                and case.edition in (None, self.edition)
+                and _permits(case, pair)
+                and _alike(mine, features(case.input) - baseline)
+            ):
+                return "covered", case.id
         return "new", ""
+
+
+def _permits(case: Case, pair: tuple[str, str]) -> bool:
+    """Whether a clarification case lets both sides' outcomes stand (two outputs if both are)."""
+    permitted = [e.kind if e.kind == "output" else f"error:{e.value}" for e in case.expected]
+    if pair == ("output", "output"):
+        return permitted.count("output") >= 2
+    return all(side in permitted for side in pair)
 
 
 def classify(

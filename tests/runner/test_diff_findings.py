@@ -160,3 +160,18 @@ def test_an_encoder_past_the_limit_is_judged_by_its_ids() -> None:
             reference=InProcessAdapter(ReferenceImplementation()),
         )
         assert finding.kind == kind
+
+
+def test_a_clarification_the_implementation_passes_covers_a_finding_it_permits() -> None:
+    # flux-core reads "n|ot a a" as (n|ot) & a & a, the reference as n | (ot & a & a): the text
+    # leaves the precedence of | against a blank open, and a clarification case says so.
+    finding = Disagreement(
+        "constraint.parse_query", "n|ot a a", Reply("output", {}), Reply("output", {}), "", ()
+    )
+    (kind,) = _classify([finding], {})
+    assert kind == "covered:constraint.parse_query.or-then-juxtaposition"
+    # A refusal no clarification case permits stays new.
+    refused = Disagreement(
+        "constraint.parse_query", "n|ot a a", Reply("error", "syntax"), Reply("output"), "", ()
+    )
+    assert _classify([refused], {}) == ["new:"]
