@@ -69,17 +69,21 @@ def general_requirement(operation: str, cases_dir: Path | None) -> str | None:
     the whole suite takes several seconds, and this runs within what is left of ``--seconds``.
     """
     from flux_conformance.runner._cases_dir import default_cases_dir
+    from flux_conformance.runner.case_checks import Problem
     from flux_conformance.runner.case_folder import yaml_files
     from flux_conformance.runner.cases import SuiteError, load_suite
 
     root = cases_dir or default_cases_dir()
     named = re.compile(rf"^operation:[ \t]*([\"']?){re.escape(operation)}\1[ \t]*(#.*)?$", re.M)
-    files = []
+    files: list[Path] = []
+    problems: list[Problem] = []
     try:
-        for path in yaml_files(root, root, [], recursive=True):
+        for path in yaml_files(root, root, problems, recursive=True):
             with contextlib.suppress(OSError, UnicodeDecodeError):
                 if named.search(path.read_text(encoding="utf-8")):
                     files.append(path)
+        if problems:  # a folder that cannot be read whole (a link out of it): propose nothing
+            return None
         suite = load_suite(cases_dir, files=files)
     except (SuiteError, OSError):
         return None
