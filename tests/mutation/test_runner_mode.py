@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 from mutation.mutator.runner_cover import (
@@ -18,10 +19,10 @@ from mutation.mutator.runner_mode import (
     TESTS,
     RunnerResult,
     load_coverage,
-    report,
     run_mutants,
     runner_mutants,
 )
+from mutation.mutator.runner_report import as_json, markdown_table, merge, module_rows, text_report
 
 PINS = "tests/runner/test_runner_pins.py"
 BOUND_TEST = f"{PINS}::test_the_judging_bounds_are_100000_values_and_1_mib_of_strings"
@@ -58,28 +59,58 @@ def test_the_report_scores_each_module_and_shows_each_survivor() -> None:
         RunnerResult(mutants[2], False, "survived", 3.0),
         RunnerResult(mutants[3], False, "no test executes it", 0.0),
     ]
-    text = report(results, planned=6)
-    assert "bounds" in text
-    assert "50.0%" in text  # 2 killed of 4: a mutant no test executes counts as a survivor
-    assert "(2 not run)" in text
+    data = as_json(results, wall=1, cpu=1, planned={"bounds": 6}, listed={})
+    (row, total) = module_rows(data)
+    # 2 killed of the 4 run: a mutant no test executes counts as a survivor.
+    assert row == {
+        "module": "bounds",
+        "mutants": 6,
+        "killed": 2,
+        "survived": 1,
+        "unexecuted": 1,
+        "equivalent": 0,
+        "not run": 2,
+        "errors": 0,
+        "score": "50.0%",
+    }
+    assert total["module"] == "total"
+    text = text_report(data)
     assert f"survived: {mutants[2].id}" in text
     assert f"no test executes it: {mutants[3].id}" in text
     assert mutants[2].changed in text
+    assert "| bounds | 6 | 2 | 1 | 1 | 0 | 2 | 0 | 50.0% |" in markdown_table(data)
 
 
-def test_a_listed_equivalent_leaves_the_score() -> None:
+def test_a_listed_equivalent_leaves_the_score_and_a_later_run_replaces_an_earlier() -> None:
     mutants = runner_mutants(["bounds"])[:2]
-    results = [
-        RunnerResult(mutants[0], True, "test failed", 1.0),
-        RunnerResult(mutants[1], False, "survived", 1.0),
-    ]
 
     class Entry:
         kind = "equivalent"
 
-    text = report(results, planned=2, listed={mutants[1].id: Entry()})
-    assert "100.0%" in text
-    assert f"equivalent: {mutants[1].id}" in text
+    listed = {mutants[1].id: Entry()}
+    first = as_json(
+        [
+            RunnerResult(mutants[0], False, "survived", 1.0),
+            RunnerResult(mutants[1], False, "survived", 1.0),
+        ],
+        wall=10,
+        cpu=5,
+        planned={"bounds": 2},
+        listed=listed,
+    )
+    assert module_rows(first)[0]["score"] == "0.0%"
+    again = as_json(
+        [RunnerResult(mutants[0], True, "test failed", 1.0)],
+        wall=3,
+        cpu=2,
+        planned={"bounds": 1},
+        listed=listed,
+    )
+    both = merge([first, again], {"bounds": 2}, listed)
+    row = module_rows(both)[0]
+    assert (row["killed"], row["equivalent"], row["score"]) == (1, 1, "100.0%")
+    assert both["wall_seconds"] == 13
+    assert f"equivalent: {mutants[1].id}" in text_report(both)
 
 
 def test_the_users_of_a_module_are_those_importing_it_even_through_others() -> None:
@@ -135,8 +166,14 @@ def test_the_line_map_records_what_each_test_executed(tmp_path: Path) -> None:
     judged = _mutant("bounds", "if values > max_values:", "-> >=")
     assert judged.line in coverage.lines[test]["bounds"]
     assert "report.junit" not in coverage.lines[test]
-    # Built from the same sources, the map is read back, not built again.
+    # Built from the same sources, the map is read back, not built again; a test file added
+    # is traced alone, and the tests already mapped keep their lines.
     assert load_coverage([PINS], tmp_path / "map.json").lines == coverage.lines
+    other = "tests/runner/test_comparators.py"
+    both = load_coverage([PINS, other], tmp_path / "map.json")
+    assert {t.split("::")[0] for t in both.tests} == {PINS, other}
+    assert all(both.lines[t] == coverage.lines[t] for t in coverage.tests)
+    assert set(both.file_keys) == {PINS, other}
 
 
 def _line(module: str, text: str) -> int:
@@ -187,3 +224,15 @@ def test_a_mutant_is_killed_by_a_failing_test_and_survives_when_none_fails_or_ru
     assert not survivor.killed
     assert survivor.how == "survived"
     assert survivor.tests == 1
+
+
+SCORE = RUNNER.parent / "tests" / "mutation" / "runner_score.json"
+
+
+def test_the_docs_show_the_recorded_runner_score_as_generated() -> None:
+    # The table in docs/mutation.md is the one `--merge` prints from the recorded runs.
+    data = json.loads(SCORE.read_text())
+    docs = (RUNNER.parent / "docs" / "mutation.md").read_text()
+    assert markdown_table(data) in docs
+    wrong = [e["id"] for e in data["mutants"] if e["killed"] and e.get("equivalent")]
+    assert not wrong

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from flux_conformance.runner.comparators import COMPARATORS, json_equal
+from flux_conformance.runner.oracle import reference_oracle
 
 LEAF_A = {"key": "a", "comparison": "=", "value": "1"}
 LEAF_B = {"key": "b", "comparison": "=", "value": "2"}
@@ -36,3 +39,40 @@ def test_slurm_tree_handles_very_deep_trees():
     for _ in range(100_000):
         deep = {"op": "and", "children": [deep]}
     assert COMPARATORS["slurm_tree"](deep, LEAF_A, None) is None
+
+
+def _document(starttime: float | None, expiration: float | None) -> dict:
+    execution: dict = {
+        "R_lite": [{"rank": "0", "children": {"core": "0-1"}}],
+        "nodelist": ["node0"],
+    }
+    if starttime is not None:
+        execution["starttime"] = starttime
+    if expiration is not None:
+        execution["expiration"] = expiration
+    return {"version": 1, "execution": execution}
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "alike"),
+    [
+        ((0.0, 10.0), (0.0, 10.0), True),
+        ((None, None), (None, None), True),
+        ((5.0, None), (None, None), False),  # a start time lost
+        ((None, None), (5.0, None), False),  # a start time made up
+        ((5.0, 10.0), (5.0, 11.0), False),  # another expiration
+        ((0.0, 10.0), (None, 10.0), False),  # a start time of 0 is a start time
+    ],
+    ids=["same", "neither", "lost", "made-up", "other-expiration", "zero-lost"],
+)
+def test_an_r_document_keeps_its_start_and_expiration_times(expected, actual, alike) -> None:
+    compare = COMPARATORS["rset_document"]
+    reason = compare(_document(*expected), _document(*actual), reference_oracle(None))
+    assert (reason is None) is alike, reason
+    # rset_decoded compares the resources only.
+    assert (
+        COMPARATORS["rset_decoded"](
+            _document(*expected), _document(*actual), reference_oracle(None)
+        )
+        is None
+    )

@@ -103,8 +103,35 @@ class Coverage:
     lines: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     #: test file -> runner module -> lines executed while the file was collected.
     collected: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    #: What the map was built from (a digest of the runner's and the tests' sources).
+    #: What the whole map was built from (a digest of the runner's sources and the tests'
+    #: shared files), and per test file a digest of the file.
     key: str = ""
+    file_keys: dict[str, str] = field(default_factory=dict)
+
+    def without(self, files: set[str]) -> Coverage:
+        """The map less the tests of ``files`` (to be traced again)."""
+        kept = [t for t in self.tests if self.file_of(t) not in files]
+        return Coverage(
+            tests=kept,
+            passed={t: self.passed[t] for t in kept},
+            seconds={t: self.seconds[t] for t in kept},
+            lines={t: self.lines[t] for t in kept},
+            collected={f: v for f, v in self.collected.items() if f not in files},
+            key=self.key,
+            file_keys={f: v for f, v in self.file_keys.items() if f not in files},
+        )
+
+    def add(self, other: Coverage) -> None:
+        """Take in the tests of ``other`` (traced apart), keeping the files in order."""
+        order = {
+            f: i
+            for i, f in enumerate(
+                sorted({*map(self.file_of, self.tests), *map(self.file_of, other.tests)})
+            )
+        }
+        self.tests = sorted([*self.tests, *other.tests], key=lambda t: order[self.file_of(t)])
+        for name in ("passed", "seconds", "lines", "collected", "file_keys"):
+            getattr(self, name).update(getattr(other, name))
 
     def to_json(self) -> str:
         """The map as JSON (to a cache file, or through a pipe from the child)."""
