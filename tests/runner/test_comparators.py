@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flux_conformance.runner.comparators import COMPARATORS, json_equal
+from flux_conformance.runner.comparators.shape import count_key
 from flux_conformance.runner.oracle import reference_oracle
 
 LEAF_A = {"key": "a", "comparison": "=", "value": "1"}
@@ -76,3 +77,40 @@ def test_an_r_document_keeps_its_start_and_expiration_times(expected, actual, al
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("count", "expand", "key"),
+    [
+        (3, 100_000, ("values", (3,))),
+        (True, 100_000, None),
+        ({"min": 2}, 100_000, ("unbounded", 2, "+", 1)),
+        ({"min": 1, "max": 5}, 5, ("values", (1, 2, 3, 4, 5))),
+        ({"min": 1, "max": 5}, 4, ("bounded", 1, 5, "+", 1)),
+        ({"min": 1, "max": 6, "operand": 2}, 100_000, ("values", (1, 3, 5))),
+        ({"min": 1, "max": 6, "operand": 2}, 2, ("bounded", 1, 5, "+", 2)),
+        ({"min": 2, "max": 16, "operator": "*", "operand": 2}, 100_000, ("values", (2, 4, 8, 16))),
+        ({"min": 2, "max": 15, "operator": "*", "operand": 2}, 100_000, ("values", (2, 4, 8))),
+        ({"min": 2, "max": 4, "operator": "^", "operand": 2}, 100_000, ("values", (2, 4))),
+        (
+            {"min": 2, "max": 256, "operator": "^", "operand": 2},
+            100_000,
+            ("values", (2, 4, 16, 256)),
+        ),
+        ({"min": 2, "max": 255, "operator": "^", "operand": 2}, 100_000, ("values", (2, 4, 16))),
+        ({"min": 3, "max": 27, "operator": "^", "operand": 3}, 100_000, ("values", (3, 27))),
+        ({"min": 2, "max": 10**30, "operator": "^", "operand": 10**10}, 100_000, ("values", (2,))),
+        ({"min": "1"}, 100_000, None),
+        ({"min": 1, "max": "5"}, 100_000, None),
+        ({"min": 1, "operand": 0}, 100_000, None),
+        ({"min": 1, "operand": True}, 100_000, None),
+        ({"min": 1, "operator": 1}, 100_000, None),
+        ("1,3,5", 100_000, ("values", (1, 3, 5))),
+        ("1,3,5", 3, ("values", (1, 3, 5))),
+        ("1,3,5", 2, None),
+        ("not a count", 100_000, None),
+        ([1], 100_000, None),
+    ],
+)
+def test_a_count_is_keyed_by_its_values_or_its_bounds(count, expand, key) -> None:
+    assert count_key(count, reference_oracle(None), expand) == key
