@@ -34,9 +34,9 @@ def idset_runs_past_limits(text: str) -> list[list[int]] | None:
     body = text[1:-1] if text[:1] == "[" and text[-1:] == "]" else text
     runs: list[list[int]] = []
     for part in body.split(",") if body else []:
-        match = _RUN.fullmatch(part)
-        if match is None or len(part) > 2 * MAX_INT_DIGITS:
-            return None
+        match = _RUN.fullmatch(part) if len(part) <= 2 * MAX_INT_DIGITS + 1 else None
+        if match is None or any(len(n or "") > MAX_INT_DIGITS for n in match.groups()):
+            return None  # an id longer than the runner reads (bounds.MAX_INT_DIGITS)
         low = int(match.group(1))
         high = int(match.group(2) or low)
         if high < low or (runs and low <= runs[-1][1]):

@@ -114,3 +114,14 @@ def test_an_r_document_keeps_its_start_and_expiration_times(expected, actual, al
 )
 def test_a_count_is_keyed_by_its_values_or_its_bounds(count, expand, key) -> None:
     assert count_key(count, reference_oracle(None), expand) == key
+
+
+def test_an_idset_past_the_limits_with_an_id_of_4301_digits_is_not_read() -> None:
+    from flux_conformance.runner.comparators.text import idset_runs_past_limits
+
+    id_4300 = int("1" * 4300)
+    assert idset_runs_past_limits("1" * 4300) == [[id_4300, id_4300]]
+    assert idset_runs_past_limits(f"{'1' * 4300}-{'1' * 4300}") == [[id_4300, id_4300]]
+    # Too long for the runner to read: no idset, never a traceback.
+    assert idset_runs_past_limits("1" * 4301) is None
+    assert idset_runs_past_limits(f"1-{'1' * 4301}") is None
