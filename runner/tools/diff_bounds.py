@@ -74,6 +74,7 @@ class BoundedAdapter:
         self._inner = inner
         self.bounds = bounds
         self.per_input = inner.timeout
+        self._start_timeout = inner.start_timeout
         self.deadline: float | None = None
         self.name = name
         self.version = ""
@@ -111,8 +112,10 @@ class BoundedAdapter:
             if left <= 0:
                 return Reply("bound", None, "not sent: the run's time was up")
             limit = min(limit, left)
-        # A worker killed on the input before is started again within the same time.
-        self._inner.timeout = self._inner.start_timeout = limit
+        # A worker killed on the input before is started again within the same time, and
+        # never more than its own start bound.
+        self._inner.timeout = limit
+        self._inner.start_timeout = min(self._start_timeout, limit)
         started = time.monotonic()
         reply = self._inner.run(operation, input, edition=edition)
         if reply.kind == "errored" and time.monotonic() - started >= limit:
