@@ -326,9 +326,20 @@ def warm_up(files: Sequence[str]) -> int:
 
 
 def _files() -> dict[str, str]:
+    """The runner's source files, as the tests import them, by module.
+
+    The sources mutated are the checkout's; the tests may import an installed copy of the same
+    package (``tox`` installs it, not the checkout), whose files then name the same modules.
+    """
+    import flux_conformance.runner as imported
+
     from .runner_cover import runner_files
 
-    return runner_files(RUNNER)
+    files = runner_files(RUNNER)
+    for root in imported.__path__:
+        if Path(root).resolve() != RUNNER.resolve():
+            files.update(runner_files(Path(root)))
+    return files
 
 
 def _shared_key() -> str:
