@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -302,19 +302,25 @@ def _libraries_child(files: Sequence[str], fd: int) -> None:
     os._exit(0)
 
 
-def warm_up(files: Sequence[str]) -> int:
-    """Import in this process every library that collecting ``files`` imports (but the
-    runner's modules and the tests'): each forked child then finds them imported."""
+def _forked_once(child: Callable[[Any, int], None], task: Any, seconds: float) -> bytes:
+    """What ``child(task, fd)`` answers from one forked process (empty if it gave nothing)."""
     answers: list[bytes] = []
     run_forked(
-        [files],
+        [task],
         jobs=1,
-        child=_libraries_child,
-        budget=lambda _: 600.0,
+        child=child,
+        budget=lambda _: seconds,
         done=lambda _, data: answers.append(data),
         timed_out=lambda _: None,
     )
-    names = json.loads(answers[0])["modules"] if answers and answers[0] else []
+    return answers[0] if answers else b""
+
+
+def warm_up(files: Sequence[str]) -> int:
+    """Import in this process every library that collecting ``files`` imports (but the
+    runner's modules and the tests'): each forked child then finds them imported."""
+    answer = _forked_once(_libraries_child, files, 600.0)
+    names = json.loads(answer)["modules"] if answer else []
     imported = 0
     for name in names:
         try:
@@ -369,18 +375,10 @@ def load_coverage(files: Sequence[str], cache: Path | None) -> Coverage:
     stale = [f for f in files if coverage.file_keys.get(f) != digests[f]]
     if not stale:
         return coverage
-    answers: list[bytes] = []
-    run_forked(
-        [stale],
-        jobs=1,
-        child=_coverage_child,
-        budget=lambda _: 3600.0,
-        done=lambda _, data: answers.append(data),
-        timed_out=lambda _: None,
-    )
-    if not answers or not answers[0]:
+    answer = _forked_once(_coverage_child, stale, 3600.0)
+    if not answer:
         raise SystemExit("mutate.py --runner: the coverage run of the runner's tests failed")
-    traced = Coverage(**json.loads(answers[0]))
+    traced = Coverage(**json.loads(answer))
     if not traced.tests:
         raise SystemExit("mutate.py --runner: the coverage run collected no test")
     traced.file_keys = {f: digests[f] for f in stale}
