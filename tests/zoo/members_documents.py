@@ -6,7 +6,7 @@ implementation (docs/diff.md's findings run): ids of an R or a constraint kept i
 (librlist, Fluxion); a host name cut at its first whitespace (flux-core's ``R.decode``); host
 names and hostlist values taken as any string (flux-core, librlist, Fluxion); a jobspec count
 past 2**31 refused as malformed (Fluxion).  The cases catch each one (tests/zoo/test_zoo.py),
-and so does a bounded ``diff`` run (tests/zoo/test_zoo_diff_documents.py).
+and so does a bounded ``diff`` run (tests/zoo/test_zoo_diff.py).
 """
 
 from __future__ import annotations

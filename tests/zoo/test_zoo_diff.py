@@ -4,9 +4,12 @@ The cases catch every member (test_zoo.py); this checks the other tool that find
 cases: a bounded differential run of the reference against a wrong implementation must find a
 disagreement, and write it as a case.  The members chosen span the operations that have input
 strategies and the kinds of bug (off-by-one at the end of long ranges, wrapping, sorting,
-padding, defaults, precedence, trimming), and every wrong scheduler of ``sched.allocate`` (the
-reference's twins, tests/zoo/members_allocate.py): each within the run's time bound, marked
-slow (about half a minute each).
+padding, defaults, precedence, trimming), the wrong readers of R, constraints and jobspecs
+that the document strategies reach (ids past 2**31 and 2**32, host names RFC 29 forbids, counts
+past 32 bits, undefined vertex keys, tasks naming no slot), and every wrong scheduler of
+``sched.allocate`` (the reference's twins, tests/zoo/members_allocate.py): each within the run's
+time bound, the documents and schedulers marked slow (about half a minute each).  Members the
+strategies do not reach within that bound are caught by the cases alone (test_zoo.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,19 @@ FOUND_BY_DIFF = (
     "slurm.extra.match/missing-key-not-equal",
 )
 
+#: Wrong readers of documents (R, constraints, jobspecs), found through the same bounded worker.
+DOCUMENTS = (
+    "R.decode/r-ids-wrap-at-2-32",
+    "R.decode/host-cut-at-whitespace",
+    "R.validate/host-names-unchecked",
+    "R.union/union-ids-wrap-at-2-32",
+    "constraint.validate/hostlist-values-unchecked",
+    "constraint.validate/ranks-past-2-31-invalid",
+    "jobspec.validate/count-past-2-31-invalid",
+    "jobspec.validate/unknown-vertex-key-refused",
+    "jobspec.validate/task-slot-unchecked",
+)
+
 
 #: Every wrong scheduler: diff must find each one too.
 SCHEDULERS = tuple(m.name for m in MEMBERS if m.operation == "sched.allocate")
@@ -39,13 +55,16 @@ BUDGETS = {"sched.allocate/slot-of-nodes-one-node": ("400", "40")}
 
 
 def test_the_chosen_members_exist() -> None:
-    assert set(FOUND_BY_DIFF) <= {m.name for m in MEMBERS}
+    assert set(FOUND_BY_DIFF) | set(DOCUMENTS) <= {m.name for m in MEMBERS}
     assert len(SCHEDULERS) >= 40
 
 
 @pytest.mark.parametrize(
     "name",
-    [*FOUND_BY_DIFF, *(pytest.param(n, marks=pytest.mark.slow) for n in SCHEDULERS)],
+    [
+        *FOUND_BY_DIFF,
+        *(pytest.param(n, marks=pytest.mark.slow) for n in (*DOCUMENTS, *SCHEDULERS)),
+    ],
 )
 def test_diff_finds_the_member(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
