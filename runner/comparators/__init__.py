@@ -43,7 +43,9 @@ The comparators, documented where they are registered:
     except that each vertex's ``count`` is compared by meaning: an integer, an idset
     string, a range string and a range dictionary that accept the same counts are the same
     (``"3-30"`` equals ``{min: 3, max: 30, operator: "+", operand: 1}``; ``{min: 2}`` equals
-    ``"2+"``).  Everything else is compared exactly (``json_equal``).
+    ``"2+"``); a count RFC 14 does not allow (``*`` with operand 1, an unknown key) or with a
+    number past the reference's limits equals only itself.  Everything else is compared exactly
+    (``json_equal``).
 ``validation_warnings``
     For ``jobspec.validate``: the output must be ``{"warnings": [strings]}``, and the list
     must be empty exactly when the expected one is.  The text and number of warnings are

@@ -28,8 +28,9 @@ def idset_runs_past_limits(text: str) -> list[list[int]] | None:
     """The runs of an RFC 22 idset read with no bound on its ids (None: not an idset).
 
     Only for texts the reference refuses with ``limit``: RFC 22 bounds no id, so an encoder
-    that writes 2**64 exactly conforms, and its answer is judged by the value it names
-    (ascending ids, no leading zeros, optional brackets around the whole).
+    that writes 2**64 exactly conforms, and its answer is judged by the value it names, read
+    as strictly as the reference reads the ids it holds (ascending ids, no leading zeros, no
+    range whose ends are equal, optional brackets around the whole).
     """
     body = text[1:-1] if text[:1] == "[" and text[-1:] == "]" else text
     runs: list[list[int]] = []
@@ -38,9 +39,11 @@ def idset_runs_past_limits(text: str) -> list[list[int]] | None:
         if match is None or any(len(n or "") > MAX_INT_DIGITS for n in match.groups()):
             return None  # an id longer than the runner reads (bounds.MAX_INT_DIGITS)
         low = int(match.group(1))
-        high = int(match.group(2) or low)
-        if high < low or (runs and low <= runs[-1][1]):
-            return None
+        high = low if match.group(2) is None else int(match.group(2))
+        if match.group(2) is not None and high <= low:
+            return None  # a reversed or degenerate range (3-1, 3-3), as the reference reads
+        if runs and low <= runs[-1][1]:
+            return None  # ids not strictly ascending
         if runs and low == runs[-1][1] + 1:
             runs[-1][1] = high
         else:

@@ -87,8 +87,9 @@ def test_an_r_document_keeps_its_start_and_expiration_times(expected, actual, al
         ({"min": 2}, 100_000, ("unbounded", 2, "+", 1)),
         ({"min": 1, "max": 5}, 5, ("values", (1, 2, 3, 4, 5))),
         ({"min": 1, "max": 5}, 4, ("bounded", 1, 5, "+", 1)),
-        ({"min": 1, "max": 6, "operand": 2}, 100_000, ("values", (1, 3, 5))),
-        ({"min": 1, "max": 6, "operand": 2}, 2, ("bounded", 1, 5, "+", 2)),
+        ({"min": 1, "max": 6, "operator": "+", "operand": 2}, 100_000, ("values", (1, 3, 5))),
+        ({"min": 1, "max": 6, "operator": "+", "operand": 2}, 2, ("bounded", 1, 5, "+", 2)),
+        ({"min": 1, "max": 6, "operand": 2}, 100_000, None),  # operand without operator
         ({"min": 2, "max": 16, "operator": "*", "operand": 2}, 100_000, ("values", (2, 4, 8, 16))),
         ({"min": 2, "max": 15, "operator": "*", "operand": 2}, 100_000, ("values", (2, 4, 8))),
         ({"min": 2, "max": 4, "operator": "^", "operand": 2}, 100_000, ("values", (2, 4))),
@@ -99,12 +100,20 @@ def test_an_r_document_keeps_its_start_and_expiration_times(expected, actual, al
         ),
         ({"min": 2, "max": 255, "operator": "^", "operand": 2}, 100_000, ("values", (2, 4, 16))),
         ({"min": 3, "max": 27, "operator": "^", "operand": 3}, 100_000, ("values", (3, 27))),
-        ({"min": 2, "max": 10**30, "operator": "^", "operand": 10**10}, 100_000, ("values", (2,))),
+        (
+            {"min": 2, "max": 2**64 - 1, "operator": "^", "operand": 10**10},
+            100_000,
+            ("values", (2,)),
+        ),
         ({"min": "1"}, 100_000, None),
         ({"min": 1, "max": "5"}, 100_000, None),
         ({"min": 1, "operand": 0}, 100_000, None),
         ({"min": 1, "operand": True}, 100_000, None),
         ({"min": 1, "operator": 1}, 100_000, None),
+        ({"min": 2, "max": 10, "operator": "*", "operand": 1}, 100_000, None),
+        ({"min": 1, "max": 10, "operator": "^", "operand": 2}, 100_000, None),
+        ({"min": 1, "max": 2, "extra": 1}, 100_000, None),
+        ({"min": 2**64}, 100_000, None),
         ("1,3,5", 100_000, ("values", (1, 3, 5))),
         ("1,3,5", 3, ("values", (1, 3, 5))),
         ("1,3,5", 2, None),
@@ -121,7 +130,7 @@ def test_an_idset_past_the_limits_with_an_id_of_4301_digits_is_not_read() -> Non
 
     id_4300 = int("1" * 4300)
     assert idset_runs_past_limits("1" * 4300) == [[id_4300, id_4300]]
-    assert idset_runs_past_limits(f"{'1' * 4300}-{'1' * 4300}") == [[id_4300, id_4300]]
+    assert idset_runs_past_limits(f"{'1' * 4300}-{'1' * 4299}2") == [[id_4300, id_4300 + 1]]
     # Too long for the runner to read: no idset, never a traceback.
     assert idset_runs_past_limits("1" * 4301) is None
     assert idset_runs_past_limits(f"1-{'1' * 4301}") is None
