@@ -83,3 +83,46 @@ def test_the_json_report_cuts_an_answer_of_a_few_long_strings() -> None:
     line = json.loads(stream.getvalue())
     assert line["case"]["actual"]["cut"] is True
     assert len(stream.getvalue()) < 20_000
+
+
+# Fixed sizes written as numbers: a text shown in a difference is cut at 100 characters for a
+# value and at 500 for the whole line, and a text of exactly the limit is shown whole.
+def test_a_value_in_a_difference_is_shown_in_100_characters() -> None:
+    # repr of 298 letters is 300 characters; of 98 letters, exactly 100.
+    assert first_difference(["a" * 298], ["b"]) == (
+        "value[0]: expected '" + "a" * 99 + "... (300 characters), got 'b'"
+    )
+    assert first_difference(["a" * 98], ["b"]) == "value[0]: expected '" + "a" * 98 + "', got 'b'"
+
+
+def test_a_differing_value_is_named_in_500_characters_at_most() -> None:
+    # The path holds the key: "value['" + 472 letters + "']: expected 1, got 2" is 500 long.
+    whole = first_difference({"k" * 472: 1}, {"k" * 472: 2})
+    assert whole == "value['" + "k" * 472 + "']: expected 1, got 2"
+    assert len(whole) == 500
+    cut = first_difference({"k" * 473: 1}, {"k" * 473: 2})
+    assert cut == "value['" + "k" * 473 + "']: expected 1, got " + "... (501 characters)"
+
+
+def test_differing_keys_are_named_in_500_characters_at_most() -> None:
+    # "value: keys differ (missing ['" + 449 letters + "'], unexpected ['b'])" is 500 long.
+    head, tail = "value: keys differ (missing ['", "'], unexpected ['b'])"
+    whole = first_difference({"a" * 449: 1}, {"b": 1})
+    assert whole == head + "a" * 449 + tail
+    assert len(whole) == 500
+    cut = first_difference({"a" * 450: 1}, {"b": 1})
+    assert cut == (head + "a" * 450 + tail)[:500] + "... (501 characters)"
+
+
+def test_the_walk_to_the_first_difference_takes_at_most_its_budget_of_steps() -> None:
+    # The list and its ten items are eleven steps; the difference is met at the eleventh.
+    want, got = list(range(10)), [*range(9), -1]
+    assert first_difference(want, got, budget=11) == "value[9]: expected 9, got -1"
+    assert first_difference(want, got, budget=10) == "no difference found within the walk's budget"
+
+
+def test_equal_values_walk_to_the_end_and_find_no_difference() -> None:
+    same = [1, {"a": [2, "x"]}, None]
+    assert first_difference(same, [1, {"a": [2, "x"]}, None]) == (
+        "no difference found within the walk's budget"
+    )

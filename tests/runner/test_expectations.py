@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from support import MINI
 
+from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.cli import main
-from flux_conformance.runner.expectations import Expectations, ExpectationsError
+from flux_conformance.runner.engine import CaseResult, Outcome
+from flux_conformance.runner.expectations import Entry, Expectations, ExpectationsError
 
 
 def _run(capsys, *argv: str) -> tuple[int, list[dict], str]:
@@ -85,11 +87,42 @@ def test_stale_entry_is_an_error(capsys, tmp_path):
             "expectations:\n  - id: x\n    status: xfail\n    reason: r\n    editions: latest\n",
             "'editions' is a list",
         ),
+        (
+            "expectations:\n  - id: x\n    status: xfail\n    reason: r\n    editions: [5]\n",
+            "'editions' is a list",
+        ),
+        (
+            "expectations:\n  - id: x\n    status: xfail\n    reason: r\n    editions: ['']\n",
+            "'editions' is a list",
+        ),
+        ("expectations:\n  - id: x\n    status: xfail\n    reason: r\n    issue: 5\n", "'issue'"),
+        ("expectations:\n  - [x, xfail, r]\n", "exp.yaml:2: an entry is a mapping"),
+        ("implementation: x\nexpectations: []\nnotes: n\n", "unknown top-level keys"),
+        ("expectations: [\n", "exp.yaml"),
     ],
 )
 def test_malformed_files(tmp_path, body, message):
     with pytest.raises(ExpectationsError, match=message):
         Expectations.load(Path(_file(tmp_path, body)))
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ExpectationsError, match=r"missing\.yaml"):
+        Expectations.load(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "said"),
+    [(Outcome.PASSED, "passed"), (Outcome.UNCHECKED, "refused (category not checked)")],
+)
+def test_an_expected_failure_that_does_not_fail_says_what_the_case_did(outcome, said) -> None:
+    case = load_suite(MINI).cases[0]
+    entry = Entry(case.id, "xfail", "was broken", None, 3)
+    result = Expectations(Path("exp.yaml"), (entry,)).decide(CaseResult(case, outcome, None))
+    assert result.outcome is Outcome.XPASSED
+    assert result.reason == (
+        f"{said}, but exp.yaml:3 expects it to fail (was broken): remove the entry"
+    )
 
 
 def test_write_baseline_then_gate(capsys, tmp_path):

@@ -93,3 +93,23 @@ def test_28000_globs_are_matched_without_trying_each_against_each_case(monkeypat
     plain = exp.entries[: 16 * len(ids)]
     for first, case_id in list(zip(firsts, ids, strict=True))[::300]:
         assert first is _plain_entry_for(plain, case_id)
+
+
+def test_a_glob_that_starts_with_a_wildcard_is_tried_on_every_id() -> None:
+    exp = _expectations(["*.decode.range", "?dset.encode.x", "hostlist.*"])
+    assert exp.entry_for("idset.decode.range").pattern == "*.decode.range"
+    assert exp.entry_for("hostlist.decode.range").pattern == "*.decode.range"
+    assert exp.entry_for("idset.encode.x").pattern == "?dset.encode.x"
+    assert exp.entry_for("idset.decode.rangex") is None
+    assert exp.stale(["idset.decode.range", "idset.encode.x"]) == [exp.entries[2]]
+
+
+def test_an_entry_covers_its_own_id_and_what_its_glob_matches() -> None:
+    glob = Entry("idset.decode.*", "xfail", "r", None, 1)
+    assert glob.matches("idset.decode.range")
+    assert not glob.matches("idset.encode.range")
+    # Brackets are a glob's character class, and an id written with them covers itself too.
+    bracketed = Entry("mini.b[1]", "xfail", "r", None, 1)
+    assert bracketed.matches("mini.b[1]")
+    assert bracketed.matches("mini.b1")
+    assert not bracketed.matches("mini.b2")
