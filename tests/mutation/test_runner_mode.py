@@ -236,3 +236,14 @@ def test_the_docs_show_the_recorded_runner_score_as_generated() -> None:
     assert markdown_table(data) in docs
     wrong = [e["id"] for e in data["mutants"] if e["killed"] and e.get("equivalent")]
     assert not wrong
+
+
+def test_a_run_of_some_modules_judges_only_their_listed_equivalents() -> None:
+    from mutation.mutator.runner_mode import _equivalents
+
+    bounds = runner_mutants(["bounds"])
+    matched = _equivalents(bounds, ["bounds"])
+    assert matched.covered
+    assert not matched.stale
+    assert {e.target_module for e, _ in matched.covered} == {"bounds"}
+    assert _equivalents(runner_mutants(["baseline"]), ["baseline"]).stale == []

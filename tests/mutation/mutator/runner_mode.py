@@ -483,10 +483,13 @@ def run_mutants(
     return [results[m.id] for m in mutants if m.id in results]
 
 
-def _equivalents(mutants: Sequence[Mutant]) -> Any:
+def _equivalents(mutants: Sequence[Mutant], modules: Sequence[str]) -> Any:
+    """The entries of the ``modules`` run, matched to their mutants (another module's entries
+    are neither stale nor checked in a run that leaves that module out)."""
     from .equivalents import load_equivalents, match_equivalents
 
-    return match_equivalents(mutants, load_equivalents(RUNNER_EQUIVALENT_FILE))
+    entries = [e for e in load_equivalents(RUNNER_EQUIVALENT_FILE) if e.target_module in modules]
+    return match_equivalents(mutants, entries)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -526,7 +529,7 @@ def main(argv: Sequence[str]) -> int:
         for m in mutants:
             print(f"{m.id}\n    {m.source}\n    {m.changed}")
         return 0
-    matched = _equivalents(every)
+    matched = _equivalents(every, modules)
     if args.entries:
         for entry, found in matched.covered:
             print(f"{entry.kind:10} {', '.join(m.id for m in found) or 'STALE'}")
@@ -582,7 +585,7 @@ def _merge(paths: Sequence[Path], out: Path | None) -> int:
     modules = sorted({e["module"] for run in runs for e in run["mutants"]})
     every = runner_mutants(modules)
     planned = {m: sum(x.module == m for x in every) for m in modules}
-    matched = _equivalents(every)
+    matched = _equivalents(every, modules)
     data = merge(runs, planned, matched.by_mutant)
     wrong = _wrong(data, matched)
     print(markdown_table(data))
