@@ -143,3 +143,26 @@ def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
         rows.append(bytes(line))
         previous = line
     return width, channels, rows
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a value met twice in full (case files allow no anchors or aliases)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def write_suite(folder: Path, cases: dict[str, list[dict[str, Any]]]) -> Path:
+    """A case folder at ``folder``: one file per operation of ``cases``, each case citing
+    the mini suite's ``mini.ascending`` (whose requirements file is copied)."""
+    (folder / "requirements").mkdir(parents=True, exist_ok=True)
+    requirements = (MINI / "requirements" / "rfc22.yaml").read_text(encoding="utf-8")
+    (folder / "requirements" / "rfc22.yaml").write_text(requirements, encoding="utf-8")
+    (folder / "cases").mkdir(exist_ok=True)
+    for operation, listed in cases.items():
+        written = [{"requirements": ["mini.ascending"], **case} for case in listed]
+        text = yaml.dump(
+            {"operation": operation, "cases": written}, Dumper=_PlainDumper, width=10**9
+        )
+        (folder / "cases" / f"{operation}.yaml").write_text(text, encoding="utf-8")
+    return folder

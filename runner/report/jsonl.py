@@ -128,12 +128,26 @@ class JsonLinesFileReporter(JsonLinesReporter):
 
     Until the footer is written the lines are in ``.FILE.XXXXXXXX.tmp`` beside ``FILE`` (a
     runner killed outright leaves them there); ``FILE`` itself is the previous report until
-    then, and the whole new one after (:mod:`runner.atomic`).
+    then, and the whole new one after (:mod:`runner.atomic`).  A line that cannot be written
+    (a full disk) leaves ``FILE`` as it was: the error names it, and the lines written are
+    removed, never put in place with one missing.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._replacement = Replacement(path)
+        self._failed: OSError | None = None
         super().__init__(self._replacement.stream)
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self._failed is not None:
+            raise self._failed
+        try:
+            super()._write(obj)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = str(self._replacement.path)  # told with the report's name
+            self._failed = exc
+            raise
 
     def finish(self, summary: Summary, *, interrupted: bool = False) -> None:
         """Write the footer line and put the file in place."""
