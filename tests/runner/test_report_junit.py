@@ -21,6 +21,7 @@ def _junit(tmp_path: Path, cases: dict[str, list[dict]], *argv: str) -> ET.Eleme
     folder = write_suite(tmp_path / "suite", cases)
     report = tmp_path / "r.xml"
     main(["run", "--cases", str(folder), *argv, "--junit", str(report)])
+    assert report.read_text(encoding="utf-8").endswith("</testsuites>\n")  # a text file
     return ET.parse(report).getroot()
 
 
