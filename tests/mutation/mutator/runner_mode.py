@@ -65,7 +65,7 @@ DESELECT = " and ".join(f"not {name}" for name in LEFT_OUT)
 #: is run once under the line tracer; a mutant runs against the tests among all of them that
 #: execute its lines.  The areas: engine, comparators, expectations, reports, bounds, adapters.
 TESTS: dict[str, tuple[str, ...]] = {
-    "engine": ("test_verdicts.py", "test_runner_pins.py", "test_classes.py"),
+    "engine": ("test_engine.py", "test_verdicts.py", "test_runner_pins.py", "test_classes.py"),
     "bounds": ("test_bounds.py", "test_runner_pins.py"),
     "expectations": ("test_expectations.py", "test_expectations_index.py"),
     "comparators.text": ("test_comparators.py", "test_comparators_text.py"),
