@@ -16,7 +16,8 @@ changes only what it measured, and only the lines that say it:
 
 The file is edited line by line (every line of a kept entry, and the comment lines just above
 it, stay byte for byte), then replaced whole (:mod:`runner.atomic`).  A file whose list is
-written in flow style (``[...]``) is written anew, with its leading comments.
+written in flow style (``[...]``), or left with no entry, is written anew, with its leading
+comments.
 
 The caller writes no baseline after a run that was interrupted or whose implementation could
 not be run: such a run measured nothing it could stand by.
@@ -221,7 +222,8 @@ def _edited(
     """``text`` with the replaced entries' lines rewritten and the new entries appended."""
     document = load_document(source, what="expectations file")
     layout = _layout(text, document)
-    if layout is None:
+    left = any(replacements.get(e.line, True) for e in base.entries) or added
+    if layout is None or not left:  # flow style, or an empty list: `expectations: []`
         kept = [_as_dict(e) for e in base.entries if e.line not in replacements]
         kept += [d for e in base.entries for d in (replacements.get(e.line) or [])]
         head = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))

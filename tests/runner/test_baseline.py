@@ -140,3 +140,232 @@ def test_a_flow_style_file_is_written_anew_with_its_entries(capsys, tmp_path, bo
     entries = Expectations.load(base).entries
     assert [(e.pattern, e.reason) for e in entries[:1]] == [("mini.list", "r")]
     assert [e.pattern for e in entries[1:]] == ["mini.range"]
+
+
+# -- how the file is edited: comments go with the entry below them, the rest stays ------------
+
+COMMENTED = """\
+expectations:
+
+  # about range
+  - id: mini.range
+    status: xfail
+    reason: r1
+  # about list
+  - id: mini.list
+    status: xfail
+    reason: r2
+  # about brackets, one
+  # about brackets, two
+  - id: mini.brackets
+    status: xfail
+    reason: r3
+  - {id: mini.degenerate, status: xfail, reason: r4}
+  # about leading-zero
+  - id: mini.leading-zero
+    status: xfail
+    reason: r5
+
+# about the implementation
+implementation: good
+"""
+
+RANGE_BRACKETS_LEADING_ZERO_GONE = """\
+expectations:
+
+  # about list
+  - id: mini.list
+    status: xfail
+    reason: r2
+  - {id: mini.degenerate, status: xfail, reason: r4}
+
+# about the implementation
+implementation: good
+"""
+
+LIST_DEGENERATE_GONE = """\
+expectations:
+
+  # about range
+  - id: mini.range
+    status: xfail
+    reason: r1
+  # about brackets, one
+  # about brackets, two
+  - id: mini.brackets
+    status: xfail
+    reason: r3
+  # about leading-zero
+  - id: mini.leading-zero
+    status: xfail
+    reason: r5
+
+# about the implementation
+implementation: good
+"""
+
+
+@pytest.mark.parametrize(
+    ("passing", "left"),
+    [
+        (("mini.range", "mini.brackets", "mini.leading-zero"), RANGE_BRACKETS_LEADING_ZERO_GONE),
+        (("mini.list", "mini.degenerate"), LIST_DEGENERATE_GONE),
+    ],
+    ids=["first-middle-last", "second-and-one-line"],
+)
+def test_a_removed_entry_takes_the_comments_above_it_and_nothing_else(
+    capsys, tmp_path: Path, passing, left
+) -> None:
+    ids = [arg for case_id in passing for arg in ("--id", case_id)]
+    code, base, _ = _write(capsys, tmp_path, *GOOD, *ids, body=COMMENTED)
+    assert code == 1  # xpassed
+    assert base.read_text() == left
+
+
+LONE_DASHES = """\
+expectations:
+  -
+    id: mini.range
+    status: xfail
+    reason: r1
+  -
+    id: mini.list
+    status: xfail
+    reason: r2
+"""
+
+
+def test_an_entry_written_below_a_lone_dash_is_removed_with_its_dash(capsys, tmp_path) -> None:
+    code, base, _ = _write(capsys, tmp_path, *GOOD, "--id", "mini.list", body=LONE_DASHES)
+    assert code == 1
+    assert base.read_text() == LONE_DASHES[: LONE_DASHES.index("  -\n    id: mini.list")]
+
+
+@pytest.mark.parametrize(
+    ("body", "left"),
+    [
+        # A list indented by one space; the file's last line has no newline.
+        (
+            "expectations:\n # about range\n - id: mini.range\n   status: xfail\n   reason: r1\n"
+            " # about list\n - {id: mini.list, status: xfail, reason: r2}\n# the end",
+            "expectations:\n # about list\n - {id: mini.list, status: xfail, reason: r2}\n"
+            "# the end",
+        ),
+        (
+            "expectations:\n - id: mini.list\n   status: xfail\n   reason: r2\n"
+            " - {id: mini.range, status: xfail, reason: r1}\n\n# the end\n",
+            "expectations:\n - id: mini.list\n   status: xfail\n   reason: r2\n\n# the end\n",
+        ),
+        (
+            "expectations:\n - id: mini.list\n   status: xfail\n   reason: r2\n"
+            " # about range\n - {id: mini.range, status: xfail, reason: r1}\n# the end\n",
+            "expectations:\n - id: mini.list\n   status: xfail\n   reason: r2\n# the end\n",
+        ),
+    ],
+    ids=["first-entry", "last-entry-then-blank-line", "last-entry-with-comment"],
+)
+def test_lines_after_the_list_at_the_margin_stay(capsys, tmp_path, body, left) -> None:
+    code, base, _ = _write(capsys, tmp_path, *GOOD, "--id", "mini.range", body=body)
+    assert code == 1
+    assert base.read_text() == left
+
+
+def test_an_entry_is_added_on_a_line_of_its_own_after_a_last_line_without_newline(
+    capsys, tmp_path
+) -> None:
+    body = "expectations:\n  - id: mini.range\n    status: xfail\n    reason: r1"
+    code, base, _ = _write(
+        capsys, tmp_path, *WRONG, "--id", "mini.range", "--id", "mini.list", body=body
+    )
+    assert code == 1
+    assert base.read_text() == body + (
+        "\n  - id: mini.list\n    status: xfail\n"
+        '    reason: \'failed: answers {"output": []} where the case expects {"output": [1, 5]}\'\n'
+    )
+
+
+def test_a_glob_narrowed_keeps_the_comments_above_it_not_those_inside(capsys, tmp_path) -> None:
+    body = (
+        "expectations:\n  # all of them\n  - id: 'mini.*'\n    # inside\n"
+        "    status: xfail\n    reason: mine\n"
+    )
+    code, base, _ = _write(capsys, tmp_path, *GOOD, "--id", "mini.range", body=body)
+    assert code == 1
+    text = base.read_text()
+    assert text.startswith("expectations:\n  # all of them\n  - id: mini.brackets\n")
+    assert "# inside" not in text
+
+
+def test_a_file_left_with_no_entry_is_still_an_expectations_file(capsys, tmp_path) -> None:
+    body = "# ours\nexpectations:\n  - id: mini.range\n    status: xfail\n    reason: r1\n"
+    code, base, _ = _write(capsys, tmp_path, *GOOD, "--id", "mini.range", body=body)
+    assert code == 1
+    assert base.read_text() == "# ours\nexpectations: []\n"
+    assert Expectations.load(base).entries == ()
+
+
+def test_a_flow_style_file_keeps_its_leading_comments(capsys, tmp_path) -> None:
+    body = "# ours\nexpectations: [{id: mini.list, status: xfail, reason: r}]\n"
+    code, base, _ = _write(
+        capsys, tmp_path, *WRONG, "--id", "mini.list", "--id", "mini.range", body=body
+    )
+    assert code == 1
+    assert base.read_text().startswith("# ours\nexpectations:\n- id: mini.list\n")
+
+
+def test_an_entry_of_another_edition_is_neither_used_nor_changed(capsys, tmp_path) -> None:
+    limited = "expectations:\n  - id: mini.range\n    status: xfail\n    reason: r1\n"
+    limited += "    editions: ['2025-07-31']\n"
+    # The latest edition: the entry does not apply, the failure gets an entry of its own.
+    code, base, _ = _write(capsys, tmp_path, *WRONG, "--id", "mini.range", body=limited)
+    assert code == 1
+    entries = Expectations.load(base).entries
+    assert [(e.pattern, e.status, e.editions) for e in entries] == [
+        ("mini.range", "xfail", ("2025-07-31",)),
+        ("mini.range", "xfail", ()),
+    ]
+    assert base.read_text().startswith(limited)
+    # Its own edition: the entry applies, and a pass removes it.
+    code, base, _ = _write(
+        capsys, tmp_path, *GOOD, "--id", "mini.range", "--edition", "2025-07-31", body=limited
+    )
+    assert code == 1
+    assert Expectations.load(base).entries == ()
+    assert base.read_text().endswith("\nexpectations: []\n")
+
+
+def test_a_new_entry_quotes_300_characters_of_the_answer_and_of_the_expected_output(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+    import json
+
+    from flux_conformance.runner.adapters.base import Reply
+    from flux_conformance.runner.baseline import write_baseline
+    from flux_conformance.runner.cases import Expected, load_suite
+    from flux_conformance.runner.engine import CaseResult, Outcome
+
+    wanted = list(range(1000, 1200))
+    case = load_suite(MINI).cases[0]
+    case = dataclasses.replace(case, expected=(Expected("output", wanted),))
+    result = CaseResult(case, Outcome.FAILED, Reply("output", list(range(200))), "wrong")
+    path = tmp_path / "new.yaml"
+    write_baseline(path, [result], impl="x")
+    (entry,) = Expectations.load(path).entries
+    answer = json.dumps({"output": list(range(200))})[:300]
+    expected = json.dumps({"output": wanted})[:300]
+    assert entry.reason == (
+        f"failed: answers {answer}... (cut) where the case expects {expected}... (cut)"
+    )
+
+
+def test_a_long_reason_is_written_folded_at_100_columns(capsys, tmp_path) -> None:
+    reason = "a" * 11 + " bbb" * 20 + " cccc" + " ddd" * 25
+    body = f"expectations:\n  - id: 'mini.*'\n    status: xfail\n    reason: {reason}\n"
+    code, base, _ = _write(capsys, tmp_path, *GOOD, "--id", "mini.range", body=body)
+    assert code == 1
+    assert (
+        "  - id: mini.brackets\n    status: xfail\n    reason: aaaaaaaaaaa" + " bbb" * 20 + "\n"
+        "      cccc" + " ddd" * 24 + "\n      ddd\n"
+    ) in base.read_text()
+    assert all(e.reason == reason for e in Expectations.load(base).entries)
