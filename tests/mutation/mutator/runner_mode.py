@@ -79,7 +79,12 @@ TESTS: dict[str, tuple[str, ...]] = {
     "report.jsonl": ("test_report_jsonl.py", "test_runner_pins.py", "test_cli.py"),
     "adapters.base": ("test_adapters_base.py", "test_subprocess.py", "test_cli.py"),
     "adapters.inprocess": ("test_adapters_inprocess.py", "test_cli.py", "test_runner_pins.py"),
-    "adapters.subprocess": ("test_subprocess.py", "test_serve_strictness.py", "test_signals.py"),
+    "adapters.subprocess": (
+        "test_adapters_subprocess.py",
+        "test_subprocess.py",
+        "test_serve_strictness.py",
+        "test_signals.py",
+    ),
     "verdicts": ("test_verdicts.py", "test_verdict_words.py"),
     "baseline": ("test_baseline.py", "test_expectations.py"),
     **{
