@@ -22,7 +22,7 @@ from flux_conformance.runner.adapters.base import AdapterError, ImplSpecError, R
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 
 _FAKE = r"""
-import json, os, sys, time
+import fcntl, json, os, sys, termios, time
 
 mode, log = sys.argv[1], sys.argv[2]
 with open(log, "a") as handle:
@@ -33,6 +33,11 @@ name = sys.argv[3] if len(sys.argv) > 3 else "hostile"
 
 def out(data):
     os.write(1, data)  # one write: what it holds reaches the runner together
+
+
+def drained():  # until the runner has read all written: the next write is a read of its own
+    while int.from_bytes(fcntl.ioctl(1, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder):
+        time.sleep(0.001)
 
 
 def reply(seq, **outcome):
@@ -87,6 +92,11 @@ for line in sys.stdin.buffer:
         out(b'{"seq": %d, "output": %s%s}\n' % (seq, sign, b"9" * abs(digits)))
     elif what == "deep":
         out(b'{"seq": %d, "output": %s%s}\n' % (seq, b"[" * 100000, b"]" * 100000))
+    elif what == "pieces":  # the reply in pieces, each read apart; its newline alone
+        text = reply(seq, output=[seq])
+        for piece in (text[:1], text[1:9], text[9:-1], text[-1:]):
+            out(piece)
+            drained()
     elif what == "length":
         out(reply(seq, output=len(msg["input"])))
     elif what == "two-kinds":
@@ -274,6 +284,10 @@ def test_the_name_is_shown_on_one_line_with_its_words_apart(tmp_path: Path) -> N
 
 
 # -- replies that are not answers ------------------------------------------------------------
+
+
+def test_a_reply_written_in_pieces_is_one_reply(tmp_path: Path) -> None:
+    assert _run(_adapter(tmp_path, "*=pieces"), 2) == [Reply("output", [1]), Reply("output", [2])]
 
 
 def test_nan_in_a_reply_is_a_fault_not_a_null_output(tmp_path: Path) -> None:
