@@ -339,24 +339,26 @@ OracleFactory = Callable[[str | None], Oracle]
 
 @functools.cache
 def _deepdiff() -> Any:
-    """DeepDiff, imported on first use (the first failure), its warnings silenced once."""
-    import logging
-
+    """DeepDiff, imported on first use (the first failure)."""
     from deepdiff import DeepDiff
 
-    # The diff is cut at 50 differences on purpose; DeepDiff would log a warning to stderr
-    # (through logging's last-resort handler) each time it stops there.
-    logging.getLogger("deepdiff").setLevel(logging.ERROR)
     return DeepDiff
 
 
 def _diff(expected: Any, actual: Any) -> str:
+    """The differences of a failed answer: its first 40 lines, as DeepDiff words them.
+
+    DeepDiff compares the whole of two values of at most DIFF_MAX_VALUES JSON values (that
+    bound is what keeps its work small): its ``max_diffs`` counts every pair of values it
+    visits, equal or not, so a cap there would leave out differences past the first few dozen
+    values, or all of them in a list.  A larger value gets the path of its first difference.
+    """
     if max(json_size(expected, DIFF_MAX_VALUES) + json_size(actual, DIFF_MAX_VALUES)) > (
         DIFF_MAX_VALUES
     ):
         return first_difference(expected, actual)
     try:
-        diff = _deepdiff()(expected, actual, verbose_level=2, max_diffs=50)
+        diff = _deepdiff()(expected, actual, verbose_level=2)
         text: str = diff.pretty()
     except Exception as exc:  # deepdiff on exotic values: the diff is a courtesy
         return f"(no diff: {exc})"

@@ -1,9 +1,10 @@
 """The engine's judgements, each pinned by what a user sees (found by mutation testing).
 
-Which cases a run selects (editions, inclusions, exclusions), what the verdict says of the
-scope (operations not selected, a partial run's badge, a summary without the suite's sizes),
-and how much of a huge answer the JSON report keeps.  Sizes are written as numbers, never
-the bounds' constants: a loosened bound must fail here.
+Which cases a run selects (editions, inclusions, exclusions), the edition a case is asked and
+judged in, the reason and the difference a wrong answer is reported with, what the verdict
+says of the scope (operations not selected, a partial run's badge, a summary without the
+suite's sizes), a case's time, and how much of a huge answer the JSON report keeps.  Sizes are
+written as numbers, never the bounds' constants: a loosened bound must fail here.
 """
 
 from __future__ import annotations
@@ -14,10 +15,22 @@ import json
 import pytest
 from support import MINI, fake_module
 
+from flux_conformance.runner import engine
 from flux_conformance.runner.adapters.base import Reply
+from flux_conformance.runner.adapters.inprocess import InProcessAdapter
+from flux_conformance.runner.case_model import Expected
 from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.cli import main
-from flux_conformance.runner.engine import CaseResult, Filters, Outcome, Summary, select
+from flux_conformance.runner.engine import (
+    CaseResult,
+    Filters,
+    Outcome,
+    Summary,
+    judge,
+    run_cases,
+    select,
+)
+from flux_conformance.runner.oracle import reference_oracle
 from flux_conformance.runner.report.badge import badge
 from flux_conformance.runner.verdicts import verdict_line
 
@@ -152,3 +165,129 @@ def test_the_json_report_keeps_10000_characters_and_the_first_length_of_a_messag
     for case in failed:
         message = case["actual"]["error"]["message"]
         assert message == "m" * 10_000 + "... (20000 characters)"
+
+
+# -- the reason and the difference a wrong answer gets -----------------------------------------
+
+
+def _judged(case_id: str, reply: Reply, *expected: Expected) -> CaseResult:
+    suite = load_suite(MINI)
+    case = next(c for c in suite.cases if c.id == case_id)
+    if expected:
+        case = dataclasses.replace(case, expected=expected)
+    return judge(case, reply, suite.operations[case.operation], reference_oracle(None))
+
+
+def test_each_reason_names_what_was_given_and_what_the_case_expects() -> None:
+    output = _judged("mini.leading-zero", Reply("output", [1]))
+    assert output.reason == "returned an output; expected error 'syntax'"
+    unknown = _judged("mini.range", Reply("error", "unknown", "?"))
+    assert unknown.reason == "refused (category unknown); expected an output"
+    real = _judged("mini.leading-zero", Reply("error", "limit", "too big"))
+    assert real.outcome is Outcome.FAILED
+    assert real.reason == "reported error 'limit'; expected error 'syntax'"
+    made_up = _judged("mini.leading-zero", Reply("error", "nonsense", "?"))
+    assert made_up.outcome is Outcome.FAILED
+    assert made_up.reason.startswith(
+        "reported error category 'nonsense', which idset.decode does not have (it has "
+    )
+    assert made_up.reason.endswith("); expected error 'syntax'")
+
+
+def test_an_unsupported_answer_is_skipped_with_its_reason_or_the_word() -> None:
+    told = _judged("mini.range", Reply("unsupported", message="no idsets here"))
+    assert (told.outcome, told.reason) == (Outcome.SKIPPED, "no idsets here")
+    untold = _judged("mini.range", Reply("unsupported"))
+    assert (untold.outcome, untold.reason) == (Outcome.SKIPPED, "unsupported")
+
+
+def test_a_wrong_answer_to_two_outputs_gives_both_reasons_and_the_diff_from_the_first() -> None:
+    result = _judged(
+        "mini.range", Reply("output", [5]), Expected("output", [1, 2, 3]), Expected("output", [7])
+    )
+    assert result.outcome is Outcome.FAILED
+    first, second = result.reason.split("; ")
+    assert first
+    assert second
+    assert result.diff == (
+        "Item root[1] (2) removed from iterable.\n"
+        "Item root[2] (3) removed from iterable.\n"
+        "Value of root[0] changed from 1 to 5."
+    )
+
+
+def test_the_diff_shows_every_difference_up_to_40_lines() -> None:
+    # 30 ids, each one off: every line, each in its place (a cap on DeepDiff's comparisons
+    # once left this diff empty).
+    thirty = _judged(
+        "mini.range",
+        Reply("output", list(range(1, 61, 2))),
+        Expected("output", list(range(0, 60, 2))),
+    )
+    assert thirty.diff.splitlines() == [
+        f"Value of root[{i}] changed from {2 * i} to {2 * i + 1}." for i in range(30)
+    ]
+    fifty = _judged(
+        "mini.range",
+        Reply("output", list(range(1, 101, 2))),
+        Expected("output", list(range(0, 100, 2))),
+    )
+    assert fifty.diff.splitlines() == [
+        f"Value of root[{i}] changed from {2 * i} to {2 * i + 1}." for i in range(40)
+    ]
+
+
+def test_a_difference_deep_in_a_list_of_objects_is_shown() -> None:
+    # The shape comparator's idset.decode is no matter here: the diff is the engine's.
+    expected = [{"rank": i} for i in range(20)]
+    result = engine._diff(expected, [*expected[:19], {"rank": -1}])
+    assert result == "Value of root[19]['rank'] changed from 19 to -1."
+
+
+# -- the run: the edition a case is asked and judged in, its time, its exit status -------------
+
+
+class _Recording:
+    """The reference, noting the edition it is asked in."""
+
+    def __init__(self) -> None:
+        self.editions: list[str | None] = []
+
+    def run(self, operation, input, **options):  # type: ignore[no-untyped-def]
+        self.editions.append(options.get("edition"))
+        return {"output": [1, 2, 3]}
+
+
+def test_a_case_is_asked_and_judged_in_its_own_edition_else_the_runs() -> None:
+    suite = load_suite(MINI)
+    mini = {c.id: c for c in suite.cases}
+    cases = [mini["mini.range"], dataclasses.replace(mini["mini.list"], edition=OLD)]
+    impl = _Recording()
+    judged_in: list[str | None] = []
+
+    def oracle(edition: str | None):  # type: ignore[no-untyped-def]
+        judged_in.append(edition)
+        return reference_oracle(edition)
+
+    results = list(
+        run_cases(cases, InProcessAdapter(impl), suite.operations, oracle=oracle, edition=NEW)
+    )
+    assert [r.outcome for r in results] == [Outcome.PASSED, Outcome.FAILED]
+    assert impl.editions == [NEW, OLD]
+    assert judged_in == [NEW, OLD]
+
+
+def test_a_cases_time_is_the_time_its_answer_took(monkeypatch) -> None:
+    clock = iter([1000.0, 1000.25])
+    monkeypatch.setattr(engine, "time", type("Clock", (), {"perf_counter": lambda: next(clock)}))
+    suite = load_suite(MINI)
+    (result,) = run_cases(
+        suite.cases[:1], InProcessAdapter(_Recording()), suite.operations, oracle=reference_oracle
+    )
+    assert result.seconds == 0.25
+    assert result.to_json()["seconds"] == 0.25
+
+
+def test_a_run_of_one_passing_case_conforms_and_exits_0(capsys) -> None:
+    assert main(["run", "--cases", str(MINI), "--id", "mini.range"]) == 0
+    assert "conforms on 1 of 1 operations (1 of 5 cases)" in capsys.readouterr().out
