@@ -2,7 +2,9 @@
 
 Each answers by the first word of a case's input, so a test's own case file decides, case by
 case, what a report must show: ``fail`` refuses in a category the case does not expect,
-``unknown`` refuses without a category, ``raise`` raises, ``skip`` answers unsupported,
+``unknown`` refuses without a category, ``raise`` raises (``other`` with another message,
+``lines`` with a message of 30 lines), ``broken`` answers no outcome at all (an error with no
+stderr), ``skip`` answers unsupported,
 ``wrong`` gives an output no idset has (NUL, a lone surrogate, NaN, huge integers); anything
 else is answered rightly by the reference.
 """
@@ -18,6 +20,12 @@ def _by_input(operation, input, **options):
         return {"error": {"category": "unknown", "message": input}}
     if word == "raise":
         raise RuntimeError("r" * 3000)
+    if word == "other":
+        raise RuntimeError("another message")
+    if word == "lines":
+        raise RuntimeError("\n".join(f"line {i}" for i in range(1, 31)))
+    if word == "broken":
+        return {"result": 1}
     if word == "skip":
         return {"unsupported": {"reason": "not \x00 here " + "s" * 3000}}
     if word == "wrong":

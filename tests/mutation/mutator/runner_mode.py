@@ -77,6 +77,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "report.junit": ("test_report_junit.py", "test_runner_pins.py", "test_cli.py"),
     "report.markdown": ("test_report_markdown.py", "test_runner_pins.py", "test_cli.py"),
     "report.jsonl": ("test_report_jsonl.py", "test_runner_pins.py", "test_cli.py"),
+    "report.terminal": ("test_report_terminal.py", "test_cli.py", "test_verdict_words.py"),
     "adapters.base": ("test_adapters_base.py", "test_subprocess.py", "test_cli.py"),
     "adapters.inprocess": ("test_adapters_inprocess.py", "test_cli.py", "test_runner_pins.py"),
     "adapters.subprocess": (
