@@ -16,7 +16,11 @@ from flux_conformance.runner.comparators._oracle import Oracle, Refused
 from flux_conformance.runner.comparators.allocation import facts
 from flux_conformance.runner.comparators.constraint import probes
 from flux_conformance.runner.comparators.shape import count_key
-from flux_conformance.runner.comparators.text import collapse_groups, idset_runs_past_limits
+from flux_conformance.runner.comparators.text import (
+    collapse_groups,
+    idset_runs_past_limits,
+    runs_of,
+)
 
 __all__ = ["HINTS", "Hint", "normalise_resources"]
 
@@ -24,19 +28,9 @@ __all__ = ["HINTS", "Hint", "normalise_resources"]
 Hint = Callable[[Any, Oracle], dict[str, Any]]
 
 
-def _intervals(ids: list[int]) -> list[list[int]]:
-    out: list[list[int]] = []
-    for value in ids:
-        if out and out[-1][1] + 1 == value:
-            out[-1][1] = value
-        else:
-            out.append([value, value])
-    return out
-
-
 def _idset(expected: Any, oracle: Oracle) -> dict[str, Any]:
     try:
-        return {"intervals": _intervals(oracle("idset.decode", expected))}
+        return {"intervals": runs_of(oracle("idset.decode", expected))}
     except Refused as exc:
         runs = idset_runs_past_limits(expected) if exc.category == "limit" else None
         if runs is None:

@@ -13,7 +13,14 @@ from flux_conformance.runner.bounds import MAX_INT_DIGITS
 from flux_conformance.runner.comparators._json import json_equal
 from flux_conformance.runner.comparators._oracle import Comparator, Oracle, Refused
 
-__all__ = ["collapse_groups", "decodes_alike", "exact", "idset_runs_past_limits", "slurm_tree"]
+__all__ = [
+    "collapse_groups",
+    "decodes_alike",
+    "exact",
+    "idset_runs_past_limits",
+    "runs_of",
+    "slurm_tree",
+]
 
 _RUN = re.compile(r"(0|[1-9][0-9]*)(?:-(0|[1-9][0-9]*))?")
 
@@ -51,7 +58,8 @@ def idset_runs_past_limits(text: str) -> list[list[int]] | None:
     return runs
 
 
-def _runs(ids: list[int]) -> list[list[int]]:
+def runs_of(ids: list[int]) -> list[list[int]]:
+    """Ascending distinct ``ids`` as maximal runs: ``[1, 2, 3, 5]`` -> ``[[1, 3], [5, 5]]``."""
     runs: list[list[int]] = []
     for value in ids:
         if runs and runs[-1][1] + 1 == value:
@@ -78,7 +86,7 @@ def decodes_alike(decoder: str, what: str) -> Comparator:
             if runs is None:
                 raise
             return runs
-        return _runs(value) if past_limits else value
+        return runs_of(value) if past_limits else value
 
     def compare(expected: Any, actual: Any, oracle: Oracle) -> str | None:
         if not isinstance(actual, str):

@@ -65,6 +65,8 @@ def test_counts_that_accept_the_same_values_conform(expected: Any, actual: Any) 
         ({"min": 2}, {"min": 3}),
         ("2+:2:*", {"min": 2, "operator": "*", "operand": 3}),
         ({"min": 2, "max": 16, "operator": "^", "operand": 2}, "2,4"),
+        ("2,4,8", {"min": 2, "max": 16, "operator": "*", "operand": 2}),
+        ("2,4", {"min": 2, "max": 16, "operator": "^", "operand": 2}),
         ({"min": 2, "max": 16, "operator": "^", "operand": 2}, "2,4,16,256"),
         ({"min": 1, "max": 10}, "1-3,4-9"),
         ({"min": 1, "max": 10}, "1-3,4-11"),

@@ -13,6 +13,7 @@ import itertools
 import pytest
 
 from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.comparators.text import idset_runs_past_limits
 from flux_conformance.runner.oracle import reference_oracle
 
 oracle = reference_oracle()
@@ -101,6 +102,8 @@ def test_a_different_set_past_the_limits_does_not_conform(expected: str, actual:
         f"{B + 1}-{B}",  # reversed
         f"{B},{B}",  # an id twice
         f"{B + 1},{B}",  # descending
+        f"{B},{B + 5},{B + 3}",  # descending after the first run
+        f"{B},{B + 5}-{B + 7},{B + 6}",
         f"{B}-{B + 2},{B + 1}",  # overlapping
         f"0{B}",  # a leading zero
         f"[{B}",  # an unclosed bracket
@@ -117,6 +120,9 @@ def test_malformed_ids_past_the_limits_do_not_conform(actual: str) -> None:
     reason = idset(f"{B}", actual, oracle)
     assert reason is not None
     assert "is not a valid idset" in reason
+    # The reader of ids past the limits refuses it too, whatever the reference checks first
+    # (a text over its length limit reaches the reader with nothing else checked).
+    assert idset_runs_past_limits(actual) is None
 
 
 def test_the_longest_ids_the_runner_reads_are_judged_by_value() -> None:
