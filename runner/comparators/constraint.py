@@ -88,13 +88,15 @@ Target = tuple[int, str, tuple[str, ...]]
 def _sample(items: Sequence[Any], most: int) -> list[Any]:
     """``items`` itself when it holds at most ``most``, else a fixed sample of that many.
 
-    The first and last items are always kept (the empty and the full property subset, the
-    host in no hostlist); the seed keeps verdicts reproducible.
+    The first and last items are kept (the empty and the full property subset, the host in no
+    hostlist), the first alone when ``most`` is 1; the seed keeps verdicts reproducible.
     """
     import random
 
     if len(items) <= most:
         return list(items)
+    if most < 2:
+        return list(items[:most])
     middle = random.Random(31).sample(range(1, len(items) - 1), max(0, most - 2))
     return [items[0], *(items[i] for i in sorted(middle)), items[-1]]
 
