@@ -126,9 +126,9 @@ def test_the_other_hints_spell_the_expected_value_out() -> None:
 )
 def test_a_count_is_normalised_to_the_counts_it_accepts(count: Any, normal: Any) -> None:
     vertex = {"type": "node", "count": count, "with": [{"type": "core", "count": "2"}]}
-    assert normalise_resources([vertex, "odd"], oracle) == [
-        {"type": "node", "count": normal, "with": [{"type": "core", "count": {"values": [2]}}]},
+    assert normalise_resources(["odd", vertex], oracle) == [
         "odd",
+        {"type": "node", "count": normal, "with": [{"type": "core", "count": {"values": [2]}}]},
     ]
     spec = {"version": 1, "resources": [vertex], "tasks": [], "attributes": {"system": {}}}
     assert hint("jobspec_from_shape", spec)["resources"] == normalise_resources([vertex], oracle)

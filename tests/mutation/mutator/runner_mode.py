@@ -88,18 +88,13 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "verdicts": ("test_verdicts.py", "test_verdict_words.py"),
     "baseline": ("test_baseline.py", "test_expectations.py"),
+    "comparators.allocation": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_figures.py",
+    ),
     **{
-        f"comparators.allocation{part}": ("test_comparators_allocation.py",)
-        for part in (
-            "",
-            ".checks",
-            ".counts",
-            ".division",
-            ".inputs",
-            ".one_rank",
-            ".request",
-            ".times",
-        )
+        f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
+        for part in ("checks", "counts", "division", "inputs", "one_rank", "request", "times")
     },
 }
 

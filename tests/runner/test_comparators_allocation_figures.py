@@ -1,0 +1,85 @@
+"""The figures a ``sched.allocate`` case determines, as ``allocation_rules`` compares them.
+
+A case states what every right answer shares (``nodes``, ``cores``, ``starttime`` ...): an
+answer that keeps the scheduling rules conforms when each stated figure is its own, compared
+exactly, and ``null`` for a time stands for absent or 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.oracle import reference_oracle
+
+rules = COMPARATORS["allocation_rules"]
+oracle = reference_oracle("2025-07-31")
+
+POOL = {
+    "version": 1,
+    "execution": {
+        "R_lite": [{"rank": "0-3", "children": {"core": "0-3", "gpu": "0"}}],
+        "nodelist": ["n[0-3]"],
+        "properties": {"ssd": "1,3"},
+    },
+}
+
+
+def _value(duration: float = 0) -> dict[str, Any]:
+    slot = {"type": "slot", "label": "s", "count": 1, "with": [{"type": "core", "count": 2}]}
+    return {
+        "pool": POOL,
+        "jobspec": {
+            "version": 1,
+            "resources": [{"type": "node", "count": 2, "with": [slot]}],
+            "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
+            "attributes": {"system": {"duration": duration}},
+        },
+        "now": 100,
+    }
+
+
+def _answer(**execution: Any) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [{"rank": "1-2", "children": {"core": "0-1"}}],
+            "nodelist": ["n[1-2]"],
+            **execution,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("determined", "answer", "reason"),
+    [
+        ({"nodes": 2, "cores": 4, "gpus": 0, "cores_per_rank": 2}, _answer(), None),
+        ({"ranks": "1-2", "ranks_within": "0-3"}, _answer(), None),
+        ({"starttime": 100}, _answer(starttime=100), None),
+        ({"starttime": None}, _answer(), None),
+        ({"starttime": None}, _answer(starttime=0), None),
+        ({"starttime": 100}, _answer(), "starttime is None; the case determines 100"),
+        ({"starttime": None}, _answer(starttime=100), "starttime is 100; the case determines None"),
+        ({"expiration": None}, _answer(expiration=0), None),
+        ({"nodes": 3}, _answer(), "nodes is 2; the case determines 3"),
+        ({"cores": 2}, _answer(), "cores is 4; the case determines 2"),
+        ({"gpus": 1}, _answer(), "gpus is 0; the case determines 1"),
+        ({"cores_per_rank": 1}, _answer(), "rank 1 holds 2 core(s), not 1"),
+        ({"ranks": "1-3"}, _answer(), "the ranks are [1, 2]; the case determines '1-3'"),
+        ({"ranks": "1"}, _answer(), "the ranks are [1, 2]; the case determines '1'"),
+        ({"ranks_within": "2-3"}, _answer(), "rank 1 is outside '2-3'"),
+        ({"properties": []}, _answer(properties={"ssd": "1"}), "properties is ['ssd']"),
+        ({"nslots": 2}, _answer(nslots=2), None),
+    ],
+)
+def test_each_determined_figure_is_the_answers_own(
+    determined: dict[str, Any], answer: dict[str, Any], reason: str | None
+) -> None:
+    got = rules(determined, answer, oracle, _value())
+    if reason is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert got.startswith(reason), got
