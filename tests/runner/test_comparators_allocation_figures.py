@@ -83,3 +83,24 @@ def test_each_determined_figure_is_the_answers_own(
     else:
         assert got is not None
         assert got.startswith(reason), got
+
+
+# -- the reason given when rules are broken ----------------------------------------------------
+
+
+def test_an_answer_breaking_several_rules_is_refused_for_the_first_in_check_order() -> None:
+    # Cores the pool does not have (subset) and a start time that is not the clock (times).
+    wrong = _answer(starttime=7)
+    wrong["execution"]["R_lite"][0]["children"]["core"] = "2-5"
+    reason = rules({}, wrong, oracle, _value())
+    assert reason is not None
+    assert reason.startswith("subset: "), reason
+
+
+def test_against_another_answer_the_first_rule_in_name_order_is_named() -> None:
+    right = _answer(starttime=100)
+    # Three cores on a node (division) and a start time that is not the clock (times).
+    wrong = _answer(starttime=7)
+    wrong["execution"]["R_lite"][0]["children"]["core"] = "0-2"
+    assert rules(right, wrong, oracle, _value()).startswith("breaks the division rule")
+    assert rules(wrong, right, oracle, _value()).startswith("keeps the division rule")

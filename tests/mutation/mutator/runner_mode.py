@@ -92,9 +92,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_figures.py",
     ),
+    "comparators.allocation.request": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_request.py",
+    ),
     **{
         f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
-        for part in ("checks", "counts", "division", "inputs", "one_rank", "request", "times")
+        for part in ("checks", "counts", "division", "inputs", "one_rank", "times")
     },
 }
 

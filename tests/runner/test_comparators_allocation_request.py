@@ -1,0 +1,81 @@
+"""The request shapes ``allocation_rules`` reads for its division check (allocation.request).
+
+Cores outside any slot (at the top, or a node's own beside its slots) are one unit that counts
+no slot: an answer must hold exactly that many more cores.  A request the check cannot read
+(two core vertices side by side) leaves the division unjudged, never refused by a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flux_conformance.reference.operations import run
+from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.oracle import reference_oracle
+
+rules = COMPARATORS["allocation_rules"]
+EDITION = "2025-07-31"
+oracle = reference_oracle(EDITION)
+
+POOL = {
+    "version": 1,
+    "execution": {
+        "R_lite": [{"rank": "0-3", "children": {"core": "0-3", "gpu": "0"}}],
+        "nodelist": ["n[0-3]"],
+    },
+}
+SLOT = {"type": "slot", "label": "s", "count": 1, "with": [{"type": "core", "count": 1}]}
+
+
+def _value(resources: list[Any]) -> dict[str, Any]:
+    return {
+        "pool": POOL,
+        "jobspec": {
+            "version": 1,
+            "resources": resources,
+            "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
+            "attributes": {"system": {}},
+        },
+        "now": 5,
+    }
+
+
+def _cores(cores: str) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [{"rank": "0", "children": {"core": cores}}],
+            "nodelist": ["n0"],
+            "starttime": 5,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "resources",
+    [
+        [SLOT, {"type": "core", "count": 2}],
+        [{"type": "node", "count": 1, "with": [SLOT, {"type": "core", "count": 2}]}],
+    ],
+    ids=["top-level-cores", "a-nodes-own-cores"],
+)
+def test_cores_outside_a_slot_are_one_unit_of_their_count(resources: list[Any]) -> None:
+    value = _value(resources)
+    assert run("sched.allocate", value, edition=EDITION)["execution"]["R_lite"] == [
+        {"rank": "0", "children": {"core": "0-2"}}
+    ]
+    assert rules({}, _cores("0-2"), oracle, value) is None
+    for wrong in ("0-1", "0-3"):
+        reason = rules({}, _cores(wrong), oracle, value)
+        assert reason is not None
+        assert reason.startswith("division:"), reason
+
+
+def test_a_request_the_division_check_cannot_read_leaves_it_unjudged() -> None:
+    two_cores = {**SLOT, "with": [{"type": "core", "count": 1}, {"type": "core", "count": 2}]}
+    value = _value([two_cores])
+    # Three cores on a node: no division is asked of a slot of two core vertices.
+    assert rules({}, _cores("0-2"), oracle, value) is None
+    assert rules({}, _cores("0"), oracle, value) is None
