@@ -79,3 +79,35 @@ def test_a_request_the_division_check_cannot_read_leaves_it_unjudged() -> None:
     # Three cores on a node: no division is asked of a slot of two core vertices.
     assert rules({}, _cores("0-2"), oracle, value) is None
     assert rules({}, _cores("0"), oracle, value) is None
+
+
+def _nodes(ranks: str, hosts: str, cores: str = "0-3", gpu: bool = True) -> dict[str, Any]:
+    children = {"core": cores, **({"gpu": "0"} if gpu else {})}
+    answer = _cores(cores)
+    answer["execution"]["R_lite"] = [{"rank": ranks, "children": children}]
+    answer["execution"]["nodelist"] = [hosts]
+    return answer
+
+
+def test_a_slot_of_exclusive_nodes_holds_them_whole() -> None:
+    value = _value([{**SLOT, "with": [{"type": "node", "count": 2}]}])
+    assert rules({}, _nodes("0-1", "n[0-1]"), oracle, value) is None
+    for wrong in (_nodes("0", "n0"), _nodes("0-2", "n[0-2]"), _nodes("0-1", "n[0-1]", "0-2")):
+        reason = rules({}, wrong, oracle, value)
+        assert reason is not None
+        assert reason.startswith("division:"), reason
+
+
+def test_a_slot_of_shared_nodes_holds_their_cores() -> None:
+    node = {"type": "node", "count": 2, "exclusive": False, "with": [{"type": "core", "count": 1}]}
+    value = _value([{**SLOT, "with": [node]}])
+    assert rules({}, _nodes("0-1", "n[0-1]", "0", gpu=False), oracle, value) is None
+    reason = rules({}, _nodes("0-1", "n[0-1]", "0-1", gpu=False), oracle, value)
+    assert reason is not None
+    assert reason.startswith("division:"), reason
+
+
+def test_a_slot_of_nodes_beside_other_resources_leaves_the_division_unjudged() -> None:
+    beside = {**SLOT, "with": [{"type": "node", "count": 2}, {"type": "core", "count": 1}]}
+    value = _value([beside])
+    assert rules({}, _nodes("0", "n0", "0"), oracle, value) is None
