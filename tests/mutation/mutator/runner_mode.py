@@ -96,9 +96,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_request.py",
     ),
+    "comparators.allocation.checks": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_checks.py",
+    ),
     **{
         f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
-        for part in ("checks", "counts", "division", "inputs", "one_rank", "times")
+        for part in ("counts", "division", "inputs", "one_rank", "times")
     },
 }
 
