@@ -100,9 +100,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_checks.py",
     ),
+    "comparators.allocation.times": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_times.py",
+    ),
     **{
         f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
-        for part in ("counts", "division", "inputs", "one_rank", "times")
+        for part in ("counts", "division", "inputs", "one_rank")
     },
 }
 

@@ -1,0 +1,58 @@
+"""The time rules of ``allocation_rules`` (allocation.times): ``starttime`` and ``expiration``.
+
+A ``duration`` that is not a number (``true``) sets no end of its own, like none at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.oracle import reference_oracle
+
+rules = COMPARATORS["allocation_rules"]
+oracle = reference_oracle("2025-07-31")
+
+POOL = {
+    "version": 1,
+    "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}], "nodelist": ["n0"]},
+}
+
+
+def _value(duration: Any) -> dict[str, Any]:
+    slot = {"type": "slot", "label": "s", "count": 1, "with": [{"type": "core", "count": 1}]}
+    return {
+        "pool": POOL,
+        "jobspec": {
+            "version": 1,
+            "resources": [slot],
+            "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
+            "attributes": {"system": {"duration": duration}},
+        },
+        "now": 100,
+    }
+
+
+def _answer(**times: Any) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "execution": {
+            "R_lite": [{"rank": "0", "children": {"core": "0"}}],
+            "nodelist": ["n0"],
+            **times,
+        },
+    }
+
+
+def test_a_duration_that_is_no_number_sets_no_end() -> None:
+    assert rules({}, _answer(starttime=100), oracle, _value(True)) is None
+    reason = rules({}, _answer(starttime=100, expiration=101), oracle, _value(True))
+    assert reason is not None
+    assert reason.startswith("times: expiration is 101"), reason
+
+
+def test_a_duration_sets_the_end_from_the_clock() -> None:
+    assert rules({}, _answer(starttime=100, expiration=160), oracle, _value(60)) is None
+    reason = rules({}, _answer(starttime=100), oracle, _value(60))
+    assert reason is not None
+    assert reason.startswith("times: expiration is None; now + duration is 160"), reason
