@@ -56,3 +56,11 @@ def test_a_duration_sets_the_end_from_the_clock() -> None:
     reason = rules({}, _answer(starttime=100), oracle, _value(60))
     assert reason is not None
     assert reason.startswith("times: expiration is None; now + duration is 160"), reason
+
+
+def test_a_starttime_of_0_is_unset() -> None:
+    assert rules({}, _answer(starttime=0), oracle, _value(0)) is None
+    assert rules({}, _answer(), oracle, _value(0)) is None
+    reason = rules({}, _answer(starttime=1), oracle, _value(0))
+    assert reason is not None
+    assert reason.startswith("times: starttime is 1; now is 100"), reason
