@@ -64,3 +64,21 @@ def test_a_starttime_of_0_is_unset() -> None:
     reason = rules({}, _answer(starttime=1), oracle, _value(0))
     assert reason is not None
     assert reason.startswith("times: starttime is 1; now is 100"), reason
+
+
+def test_the_pools_end_may_cut_a_duration_short() -> None:
+    value = _value(60)
+    value["pool"] = {**POOL, "execution": {**POOL["execution"], "expiration": 130}}
+    assert rules({}, _answer(starttime=100, expiration=130), oracle, value) is None
+    assert rules({}, _answer(starttime=100, expiration=160), oracle, value) is None
+    reason = rules({}, _answer(starttime=100, expiration=150), oracle, value)
+    assert reason is not None
+    assert reason.startswith("times: expiration is 150; now + duration is 160"), reason
+
+
+def test_without_now_a_starttime_is_judged_against_the_clocks_bounds() -> None:
+    value = _value(0)
+    del value["now"]
+    reason = rules({}, _answer(starttime=1), oracle, value)
+    assert reason is not None
+    assert reason.startswith("times: starttime is 1; the clock lay in ["), reason
