@@ -82,3 +82,24 @@ def test_without_now_a_starttime_is_judged_against_the_clocks_bounds() -> None:
     reason = rules({}, _answer(starttime=1), oracle, value)
     assert reason is not None
     assert reason.startswith("times: starttime is 1; the clock lay in ["), reason
+
+
+def test_without_now_the_expiration_is_the_clock_plus_the_duration() -> None:
+    from flux_conformance.runner.comparators.allocation import facts
+
+    value = _value(60)
+    del value["now"]
+    floor = facts(value, oracle)["times"]["floor"]  # the earliest the clock may have read
+    for answer in (
+        _answer(expiration=floor + 60),
+        _answer(starttime=0, expiration=floor + 60),
+        _answer(starttime=floor, expiration=floor + 60),
+    ):
+        assert rules({}, answer, oracle, value) is None
+    for answer in (
+        _answer(expiration=floor + 59),
+        _answer(starttime=floor, expiration=floor + 61),
+    ):
+        reason = rules({}, answer, oracle, value)
+        assert reason is not None
+        assert reason.startswith("times: expiration is"), reason
