@@ -60,6 +60,7 @@ def test_a_duration_sets_the_end_from_the_clock() -> None:
 
 def test_a_starttime_of_0_is_unset() -> None:
     assert rules({}, _answer(starttime=0), oracle, _value(0)) is None
+    assert rules({}, _answer(starttime=0, expiration=0), oracle, _value(0)) is None
     assert rules({}, _answer(), oracle, _value(0)) is None
     reason = rules({}, _answer(starttime=1), oracle, _value(0))
     assert reason is not None
