@@ -104,9 +104,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_times.py",
     ),
+    "comparators.allocation.inputs": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_inputs.py",
+    ),
     **{
         f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
-        for part in ("counts", "division", "inputs", "one_rank")
+        for part in ("counts", "division", "one_rank")
     },
 }
 
