@@ -14,6 +14,13 @@ changes only what it measured, and only the lines that say it:
 * a case that failed or errored with no entry gets one: ``xfail`` for a wrong answer, ``xerror``
   for a crash, hang or broken protocol (the errored outcome, never taken for a wrong answer).
 
+Editions: an entry without ``editions:`` speaks for every edition, as a new entry does (an
+implementation's answer to a case that every edition shares rarely depends on the edition), so
+a run in any edition updates it.  An entry that lists its editions speaks for those alone: a
+run of one of them changes only that edition's part, and the entry stays, as written, for the
+others it lists.  A new entry for a case that the file governs in another edition is limited to
+the run's edition, so that no two entries ever apply to one case in one edition.
+
 The file is edited line by line (every line of a kept entry, and the comment lines just above
 it, stay byte for byte), then replaced whole (:mod:`runner.atomic`).  A file whose list is
 written in flow style (``[...]``), or left with no entry, is written anew, with its leading
@@ -164,13 +171,15 @@ def write_baseline(
     keep: Expectations | None = None,
     suite_ids: Iterable[str] = (),
     edition: str | None = None,
+    editions: Sequence[str] = (),
 ) -> None:
     """Update (or write) the baseline at ``path`` from this run's ``results``.
 
     The baseline updated is ``path`` when it exists, else the expectations file the run was
     held to (``keep``), else none.  ``suite_ids`` are the ids of the suite's cases in the
     run's ``edition``: a glob entry that must be narrowed is replaced by entries for those it
-    governs.
+    governs.  ``editions`` are the suite's edition names, oldest first: an entry that lists
+    other editions besides ``edition`` keeps applying, as it was, in those.
     """
     source = path if path.exists() else (keep.path if keep is not None else None)
     by_id = {r.case.id: r for r in results}
@@ -182,6 +191,9 @@ def write_baseline(
     base = Expectations.load(source)
     text = source.read_text(encoding="utf-8")
     applying = base if edition is None else _in_edition(base, edition)
+    elsewhere = dataclasses.replace(
+        base, entries=tuple(e for e in base.entries if e not in applying.entries)
+    )
     governed: dict[int, list[str]] = {}  # entry line -> the case ids it governs
     for case_id in {*by_id, *suite_ids}:
         entry = applying.entry_for(case_id)
@@ -192,24 +204,47 @@ def write_baseline(
         ids = sorted(governed.get(entry.line, ()))
         if entry.status == "skip" or all(_still_holds(by_id[i]) for i in ids if i in by_id):
             continue  # not run here, or still what it says: kept with its reason
-        new: list[dict[str, Any]] = []
+        others = _other_editions(entry, edition, editions)
+        # The entry as it was, for the editions this run did not follow; then this edition's.
+        new = [{**_as_dict(entry), "editions": others}] if others else []
         for case_id in ids:
             result = by_id.get(case_id)
             if result is None or _still_holds(result):
-                new.append(_as_dict(entry, case_id))
+                new.append(_limited(_as_dict(entry, case_id), edition if others else None))
             else:
                 fresh_entry = _new_entry(result)
                 if fresh_entry:
-                    new.append(fresh_entry)
+                    new.append(_limited(fresh_entry, edition if others else None))
         replacements[entry.line] = new
     covered = {i for ids in governed.values() for i in ids}
-    added = [e for i, r in by_id.items() if i not in covered for e in [_new_entry(r)] if e]
+    added = [
+        _limited(e, edition if elsewhere.entry_for(i) is not None else None)
+        for i, r in by_id.items()
+        if i not in covered
+        for e in [_new_entry(r)]
+        if e
+    ]
     write_atomic(path, _edited(text, base, replacements, added, source))
 
 
 def _in_edition(base: Expectations, edition: str) -> Expectations:
     kept = tuple(e for e in base.entries if not e.editions or edition in e.editions)
     return dataclasses.replace(base, entries=kept)
+
+
+def _other_editions(entry: Entry, edition: str | None, editions: Sequence[str]) -> list[str]:
+    """The editions besides the run's that ``entry`` lists, oldest first.
+
+    None when it lists none: it speaks for every edition, and this run's evidence updates it.
+    """
+    if edition is None:
+        return []
+    return [e for e in editions if e in entry.editions and e != edition]
+
+
+def _limited(entry: dict[str, Any], edition: str | None) -> dict[str, Any]:
+    """``entry`` limited to ``edition`` (None: as it is)."""
+    return entry if edition is None else {**entry, "editions": [edition]}
 
 
 def _edited(

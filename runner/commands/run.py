@@ -231,6 +231,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
             keep=expectations,
             suite_ids=ids,
             edition=header.edition,
+            editions=suite.editions.names,
         )
         print(f"wrote {shown(args.write_expectations)}", file=err)
     elif args.write_expectations:

@@ -331,7 +331,7 @@ def test_an_entry_of_another_edition_is_neither_used_nor_changed(capsys, tmp_pat
     entries = Expectations.load(base).entries
     assert [(e.pattern, e.status, e.editions) for e in entries] == [
         ("mini.range", "xfail", ("2025-07-31",)),
-        ("mini.range", "xfail", ()),
+        ("mini.range", "xfail", ("2026-08-13",)),  # never two entries for one edition
     ]
     assert base.read_text().startswith(limited)
     # Its own edition: the entry applies, and a pass removes it.
@@ -341,6 +341,46 @@ def test_an_entry_of_another_edition_is_neither_used_nor_changed(capsys, tmp_pat
     assert code == 1
     assert Expectations.load(base).entries == ()
     assert base.read_text().endswith("\nexpectations: []\n")
+
+
+def test_a_pass_in_one_edition_leaves_the_entry_for_the_others_it_lists(capsys, tmp_path) -> None:
+    body = "expectations:\n  # ours\n  - id: mini.range\n    status: xfail\n    reason: r1\n"
+    both = body + "    editions: ['2025-07-31', '2026-08-13']\n"
+    code, base, _ = _write(
+        capsys, tmp_path, *GOOD, "--id", "mini.range", "--edition", "2025-07-31", body=both
+    )
+    assert code == 1  # xpassed in 2025-07-31; the latest edition was not run
+    assert base.read_text() == body + "    editions:\n    - '2026-08-13'\n"
+    # The latest edition still holds the wrong fake to its entry.
+    argv = ["run", "--cases", str(MINI), *WRONG, "--id", "mini.range"]
+    assert main([*argv, "--expectations", str(base)]) == 0
+    capsys.readouterr()
+    # An entry that lists no edition speaks for every one: a pass removes it.
+    code, base, _ = _write(
+        capsys, tmp_path, *GOOD, "--id", "mini.range", "--edition", "2025-07-31", body=body
+    )
+    assert code == 1
+    assert Expectations.load(base).entries == ()
+
+
+def test_a_change_in_one_edition_is_written_for_it_alone(capsys, tmp_path) -> None:
+    body = "expectations:\n  - id: 'mini.*'\n    status: xerror\n    reason: mine\n"
+    body += "    editions: ['2025-07-31', '2026-08-13']\n"
+    code, base, _ = _write(capsys, tmp_path, *WRONG, "--edition", "2025-07-31", body=body)
+    assert code == 1  # wrong answers where the entry expects errors
+    entries = Expectations.load(base).entries
+    # The glob stays, as written, for the edition not run; this edition's cases are its own.
+    assert (entries[0].pattern, entries[0].status, entries[0].reason, entries[0].editions) == (
+        "mini.*",
+        "xerror",
+        "mine",
+        ("2026-08-13",),
+    )
+    assert [(e.status, e.editions) for e in entries[1:]] == [("xfail", ("2025-07-31",))] * 5
+    argv = ["run", "--cases", str(MINI), *WRONG, "--expectations", str(base)]
+    assert main([*argv, "--edition", "2025-07-31"]) == 0
+    assert main(argv) == 1  # the latest edition still expects errors
+    capsys.readouterr()
 
 
 def test_a_new_entry_quotes_300_characters_of_the_answer_and_of_the_expected_output(
