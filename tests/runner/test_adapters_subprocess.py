@@ -97,6 +97,12 @@ for line in sys.stdin.buffer:
         for piece in (text[:1], text[1:9], text[9:-1], text[-1:]):
             out(piece)
             drained()
+    elif what.startswith("line"):  # a reply line of this many bytes; its newline read apart
+        size = int(what[len("line"):])
+        head = b'{"seq": %d, "output": "' % seq
+        out(head + b"1" * (size - len(head) - 2) + b'"}')
+        drained()
+        out(b"\n")
     elif what == "length":
         out(reply(seq, output=len(msg["input"])))
     elif what == "two-kinds":
@@ -290,6 +296,16 @@ def test_a_reply_written_in_pieces_is_one_reply(tmp_path: Path) -> None:
     assert _run(_adapter(tmp_path, "*=pieces"), 2) == [Reply("output", [1]), Reply("output", [2])]
 
 
+def test_a_reply_of_64_mib_is_read_whole_when_its_newline_comes_later(tmp_path: Path) -> None:
+    # Every byte of the line is read before its newline is written: the bound holds for the
+    # line, not for what has arrived of it.
+    size = 64 * 1024 * 1024
+    replies = _run(_adapter(tmp_path, f"1=line{size}"), 2)
+    assert replies[0].kind == "output"
+    assert len(replies[0].value) == size - len('{"seq": 1, "output": ""}')
+    assert replies[1] == Reply("output", [2])
+
+
 def test_nan_in_a_reply_is_a_fault_not_a_null_output(tmp_path: Path) -> None:
     replies = _run(_adapter(tmp_path, "1=nan"), 2)
     assert replies[0].kind == "errored"
@@ -431,3 +447,13 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_process_that_cannot_be_started_at_all_is_an_error_at_start(tmp_path: Path) -> None:
+    adapter = _adapter(tmp_path, "*=answer", cwd=str(tmp_path / "no-such-folder"))
+    with pytest.raises(AdapterError, match=r"^cannot start "):
+        adapter.start()
+    reply = adapter.run("idset.decode", "1", edition=None)
+    assert reply.kind == "errored"
+    assert reply.message.startswith("cannot start ")
+    assert _starts(tmp_path) == 0
