@@ -192,6 +192,7 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
     operations, suite_cases = suite_size(suite, header.edition)
     summary = Summary(suite_operations=operations, suite_cases=suite_cases)
     interrupted: KeyboardInterrupt | None = None
+    unwritten: OSError | None = None  # a report's line that could not be written (a full disk)
     results = []
     reporters = _reporters(args, out)
     for reporter in reporters:
@@ -200,8 +201,12 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         for result in stream:
             summary.add(result)
             results.append(result)
-            for reporter in reporters:
-                reporter.case(result)
+            try:
+                for reporter in reporters:
+                    reporter.case(result)
+            except OSError as exc:
+                unwritten = exc  # the run stops here, and every report says it stopped early
+                break
             if args.exitfirst and result.outcome.is_bad:
                 break
     except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM and SIGHUP (see runner.cli)
@@ -211,10 +216,13 @@ def _run(args: argparse.Namespace, adapter: Adapter, out: IO[str], err: IO[str])
         # them); the implementation is stopped after that, by main().
         try:
             with deferred():
-                _finish(reporters, summary, interrupted=interrupted is not None)
+                stopped = interrupted is not None or unwritten is not None
+                _finish(reporters, summary, interrupted=stopped)
         finally:
             if isinstance(stream, Generator):
                 stream.close()  # stops the workers of a parallel run
+    if unwritten is not None:
+        raise unwritten  # told as the error it is (runner.cli), after the other reports
     # Serially the adapter itself says why it gave up; in parallel, each worker's said so.
     gave_up = job.gave_up if job is not None else [getattr(adapter, "gave_up", None)]
     for reason in gave_up:

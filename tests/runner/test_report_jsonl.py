@@ -85,3 +85,29 @@ def test_a_line_that_cannot_be_written_leaves_the_previous_report_and_is_told(
     )
     assert report.read_text() == "the previous report\n"
     assert [p.name for p in reports.iterdir()] == ["r.jsonl"]
+
+
+def test_a_run_stopped_by_a_report_it_cannot_write_says_it_stopped(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = [{"id": f"c{i}", "description": "d", "input": "1", "output": [1]} for i in range(3)]
+    folder = write_suite(tmp_path / "suite", {"idset.decode": cases})
+    write = jsonl.JsonLinesReporter._write
+
+    def full_disk(self: jsonl.JsonLinesReporter, obj: dict) -> None:
+        if obj.get("case", {}).get("id") == "c1":
+            raise OSError(28, "No space left on device")
+        write(self, obj)
+
+    monkeypatch.setattr(jsonl.JsonLinesReporter, "_write", full_disk)
+    junit, markdown = tmp_path / "r.xml", tmp_path / "r.md"
+    argv = ["run", "--cases", str(folder), "--impl", "python:report_fakes:ByInput"]
+    argv += ["--json", str(tmp_path / "r.jsonl"), "--junit", str(junit)]
+    assert main([*argv, "--markdown", str(markdown)]) == 2
+    out = capsys.readouterr().out
+    # Two of the three cases ran: no report calls that a whole run, or says it conforms.
+    assert "conforms" not in out
+    assert "interrupted" in out.splitlines()[-1]
+    assert "interrupted" in markdown.read_text()
+    assert "conforms" not in markdown.read_text()
+    assert "c2" not in junit.read_text()
