@@ -113,6 +113,27 @@ def test_a_listed_equivalent_leaves_the_score_and_a_later_run_replaces_an_earlie
     assert f"equivalent: {mutants[1].id}" in text_report(both)
 
 
+def test_a_merge_leaves_out_the_fates_of_mutants_the_code_no_longer_has() -> None:
+    mutants = runner_mutants(["bounds"])[:2]
+    run = as_json(
+        [RunnerResult(m, True, "test failed", 1.0) for m in mutants],
+        wall=1,
+        cpu=1,
+        planned={"bounds": 2},
+        listed={},
+    )
+    moved = dict(run["mutants"][1], source="an older line")  # measured on other code
+    older = {**run, "mutants": [moved]}
+    current = {m.id: (m.source, m.changed) for m in mutants}
+    both = merge([run, older], {"bounds": 2}, {}, current)
+    assert both["stale"] == 1
+    assert [e["source"] for e in both["mutants"]] == [m.source for m in mutants]
+    row = module_rows(both)[0]
+    assert (row["killed"], row["not run"]) == (2, 0)
+    gone = merge([older], {"bounds": 2}, {}, {})  # no such mutant now: nothing counted
+    assert (gone["stale"], gone["mutants"]) == (1, [])
+
+
 def test_the_users_of_a_module_are_those_importing_it_even_through_others() -> None:
     users = runner_users(RUNNER)
     assert "engine" in users["bounds"]

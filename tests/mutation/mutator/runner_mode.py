@@ -600,13 +600,17 @@ def _wrong(data: dict[str, Any], matched: Any) -> list[str]:
 def _merge(paths: Sequence[Path], out: Path | None) -> int:
     """Combine recorded runs (a later run's fate of a mutant wins) against the current code."""
     runs = read_runs(paths)
-    modules = sorted({e["module"] for run in runs for e in run["mutants"]})
+    # Every module of TESTS has its row: one that no run measured is "not run", not absent.
+    modules = sorted({*TESTS, *(e["module"] for run in runs for e in run["mutants"])})
     every = runner_mutants(modules)
     planned = {m: sum(x.module == m for x in every) for m in modules}
     matched = _equivalents(every, modules)
-    data = merge(runs, planned, matched.by_mutant)
+    current = {m.id: (m.source, m.changed) for m in every}
+    data = merge(runs, planned, matched.by_mutant, current)
     wrong = _wrong(data, matched)
     print(markdown_table(data))
+    if data["stale"]:
+        print(f"left out: {data['stale']} fates of mutants the current code no longer has")
     print(text_report(data) + "".join(f"\nERROR: {line}" for line in wrong))
     if out is not None:
         _write_atomic(out, json.dumps(data, indent=1) + "\n")

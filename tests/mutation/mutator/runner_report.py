@@ -47,23 +47,38 @@ def as_json(
 
 
 def merge(
-    runs: Sequence[dict[str, Any]], planned: Mapping[str, int], listed: Mapping[str, Any]
+    runs: Sequence[dict[str, Any]],
+    planned: Mapping[str, int],
+    listed: Mapping[str, Any],
+    current: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Several recorded runs as one: a later run's fate of a mutant replaces an earlier one's
     (a module run again after its survivors were pinned).  ``planned`` and ``listed`` are the
-    mutants per module and the equivalents of the code the runs were made on."""
+    mutants per module (every module planned gets a row, its mutants no run measured counted
+    as not run) and the equivalents of the code the runs were made on.  ``current``
+    (each mutant id of that code with its line before and after) leaves out the fates of
+    mutants the code no longer has: a run made before a module changed measured another
+    module; their number is under ``stale``."""
     fates: dict[str, dict[str, Any]] = {}
+    stale = 0
     for run in runs:
         for entry in run["mutants"]:
+            if current is not None and current.get(entry["id"]) != (
+                entry["source"],
+                entry["changed"],
+            ):
+                stale += 1
+                continue
             fates[entry["id"]] = dict(entry)
     for entry in fates.values():
         kind = getattr(listed.get(entry["id"]), "kind", "")
         entry["equivalent"] = "" if entry["killed"] else kind
-    modules = {entry["module"] for entry in fates.values()}
+    modules = {*planned, *(entry["module"] for entry in fates.values())}
     return {
         "wall_seconds": round(sum(r.get("wall_seconds", 0.0) for r in runs), 1),
         "cpu_seconds": round(sum(r.get("cpu_seconds", 0.0) for r in runs), 1),
         "planned": {m: planned[m] for m in sorted(modules)},
+        "stale": stale,
         "mutants": sorted(fates.values(), key=lambda e: (e["module"], _order(e["id"]))),
     }
 
