@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 from mutation.mutator.runner_cover import (
@@ -22,7 +23,14 @@ from mutation.mutator.runner_mode import (
     run_mutants,
     runner_mutants,
 )
-from mutation.mutator.runner_report import as_json, markdown_table, merge, module_rows, text_report
+from mutation.mutator.runner_report import (
+    as_json,
+    markdown_table,
+    merge,
+    module_rows,
+    portable,
+    text_report,
+)
 
 PINS = "tests/runner/test_runner_pins.py"
 BOUND_TEST = f"{PINS}::test_the_judging_bounds_are_100000_values_and_1_mib_of_strings"
@@ -132,6 +140,14 @@ def test_a_merge_leaves_out_the_fates_of_mutants_the_code_no_longer_has() -> Non
     assert (row["killed"], row["not run"]) == (2, 0)
     gone = merge([older], {"bounds": 2}, {}, {})  # no such mutant now: nothing counted
     assert (gone["stale"], gone["mutants"]) == (1, [])
+
+
+def test_a_recorded_test_id_names_no_path_of_the_machine() -> None:
+    test = "tests/runner/t.py::test_x[exec:/home/u/.venv/bin/python3.11 /home/u/src/tests/f.py a]"
+    assert portable(test) == "tests/runner/t.py::test_x[exec:PYTHON SRC/tests/f.py a]"
+    assert portable("tests/runner/t.py::test_y[1-4095]") == "tests/runner/t.py::test_y[1-4095]"
+    data = json.loads(SCORE.read_text())
+    assert not [e["by"] for e in data["mutants"] if re.search(r"[\s\[:]/", e["by"])]
 
 
 def test_the_users_of_a_module_are_those_importing_it_even_through_others() -> None:

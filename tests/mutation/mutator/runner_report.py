@@ -5,14 +5,25 @@ by the tests)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["as_json", "markdown_table", "merge", "module_rows", "text_report"]
+__all__ = ["as_json", "markdown_table", "merge", "module_rows", "portable", "text_report"]
 
 #: A mutant no selected test fails; a mutant no test executes is scored as a survivor too.
 UNEXECUTED = "no test executes it"
+
+#: The paths of this machine in a test's id (an ``exec:`` implementation's interpreter and
+#: script, parametrised in): a recorded run names them ``PYTHON`` and ``SRC``.
+_INTERPRETER = re.compile(r"/[^\s\[\]]*/bin/python[0-9.]*")
+_CHECKOUT = re.compile(r"/[^\s\[\]]*?/(?=tests/)")
+
+
+def portable(test_id: str) -> str:
+    """``test_id`` without the paths of the machine it ran on."""
+    return _CHECKOUT.sub("SRC/", _INTERPRETER.sub("PYTHON", test_id))
 
 
 def as_json(
@@ -36,7 +47,7 @@ def as_json(
                 "how": r.how,
                 "seconds": round(r.seconds, 2),
                 "tests": r.tests,
-                "by": r.by,
+                "by": portable(r.by),
                 "source": r.mutant.source,
                 "changed": r.mutant.changed,
                 "equivalent": "" if r.killed else getattr(listed.get(r.mutant.id), "kind", ""),
@@ -69,7 +80,7 @@ def merge(
             ):
                 stale += 1
                 continue
-            fates[entry["id"]] = dict(entry)
+            fates[entry["id"]] = {**entry, "by": portable(entry["by"])}
     for entry in fates.values():
         kind = getattr(listed.get(entry["id"]), "kind", "")
         entry["equivalent"] = "" if entry["killed"] else kind
