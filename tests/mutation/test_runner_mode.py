@@ -143,7 +143,7 @@ def test_a_merge_leaves_out_the_fates_of_mutants_the_code_no_longer_has() -> Non
 
 
 def test_a_recorded_test_id_names_no_path_of_the_machine() -> None:
-    test = "tests/runner/t.py::test_x[exec:/home/u/.venv/bin/python3.11 /home/u/src/tests/f.py a]"
+    test = "tests/runner/t.py::test_x[exec:/PREFIX/bin/python3.11 /SRC/tests/f.py a]"
     assert portable(test) == "tests/runner/t.py::test_x[exec:PYTHON SRC/tests/f.py a]"
     assert portable("tests/runner/t.py::test_y[1-4095]") == "tests/runner/t.py::test_y[1-4095]"
     data = json.loads(SCORE.read_text())
