@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
+from flux_conformance.runner.report import Header
+
 TESTS = Path(__file__).resolve().parent
 MINI = TESTS / "data" / "mini-suite"
 FAKES = TESTS / "fakes"
@@ -166,3 +168,19 @@ def write_suite(folder: Path, cases: dict[str, list[dict[str, Any]]]) -> Path:
         )
         (folder / "cases" / f"{operation}.yaml").write_text(text, encoding="utf-8")
     return folder
+
+
+def a_header(**changes: Any) -> Header:
+    """A report :class:`Header` of a run of the mini suite, with ``changes`` applied."""
+    fields: dict[str, Any] = {
+        "implementation": "fake",
+        "impl_spec": "python:fake",
+        "version": "1.0",
+        "suite_version": "0",
+        "suite_digest": "0" * 64,
+        "edition": "2025",
+        "cases_dir": str(MINI),
+        "selected": 5,
+        "started": "2026-01-01T00:00:00+00:00",
+    }
+    return Header(**{**fields, **changes})

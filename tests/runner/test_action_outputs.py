@@ -19,12 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import MINI, github_outputs
+from support import MINI, a_header, github_outputs
 
 from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
-from flux_conformance.runner.report import Header
 from flux_conformance.runner.report.markdown import MarkdownReporter
 from flux_conformance.runner.tools import action as steps
 
@@ -89,7 +88,7 @@ def test_the_markdown_report_fits_a_job_summary_and_says_what_it_left_out(tmp_pa
 
     case = load_suite(MINI).cases[0]
     reporter = MarkdownReporter(tmp_path / "r.md")
-    header = Header("x", "exec:x", "1", "0", "d" * 64, "e", str(MINI), 3000, "now")
+    header = a_header(selected=3000)
     reporter.start(header)
     summary = Summary()
     for _ in range(3000):

@@ -216,24 +216,17 @@ def test_a_wrong_answer_to_two_outputs_gives_both_reasons_and_the_diff_from_the_
     )
 
 
-def test_the_diff_shows_every_difference_up_to_40_lines() -> None:
-    # 30 ids, each one off: every line, each in its place (a cap on DeepDiff's comparisons
-    # once left this diff empty).
-    thirty = _judged(
+@pytest.mark.parametrize(("changed", "shown"), [(30, 30), (50, 40)])
+def test_the_diff_shows_every_difference_up_to_40_lines(changed: int, shown: int) -> None:
+    # Every id one off: every line, each in its place, up to 40 (a cap on DeepDiff's
+    # comparisons once left the diff of 30 such ids empty).
+    result = _judged(
         "mini.range",
-        Reply("output", list(range(1, 61, 2))),
-        Expected("output", list(range(0, 60, 2))),
+        Reply("output", list(range(1, 2 * changed + 1, 2))),
+        Expected("output", list(range(0, 2 * changed, 2))),
     )
-    assert thirty.diff.splitlines() == [
-        f"Value of root[{i}] changed from {2 * i} to {2 * i + 1}." for i in range(30)
-    ]
-    fifty = _judged(
-        "mini.range",
-        Reply("output", list(range(1, 101, 2))),
-        Expected("output", list(range(0, 100, 2))),
-    )
-    assert fifty.diff.splitlines() == [
-        f"Value of root[{i}] changed from {2 * i} to {2 * i + 1}." for i in range(40)
+    assert result.diff.splitlines() == [
+        f"Value of root[{i}] changed from {2 * i} to {2 * i + 1}." for i in range(shown)
     ]
 
 

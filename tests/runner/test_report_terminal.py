@@ -19,11 +19,10 @@ import termios
 import threading
 from pathlib import Path
 
-from support import write_suite
+from support import a_header, write_suite
 
 from flux_conformance.runner.cli import main
 from flux_conformance.runner.engine import Summary
-from flux_conformance.runner.report import Header
 from flux_conformance.runner.report.terminal import TerminalReporter
 
 IMPL = "python:report_fakes:ByInput"
@@ -197,17 +196,7 @@ BAR = re.compile(r"(\S+) ━+ (\d+)/2 ")
 
 
 def test_colour_is_forced_on_or_off_when_asked() -> None:
-    header = Header(
-        implementation="impl",
-        impl_spec="python:impl:Impl",
-        version="1",
-        suite_version="0",
-        suite_digest="0" * 64,
-        edition="e",
-        cases_dir="cases",
-        selected=0,
-        started="now",
-    )
+    header = a_header(selected=0)
     for color in (True, False):
         stream = io.StringIO()  # not a terminal
         reporter = TerminalReporter(stream, color=color)

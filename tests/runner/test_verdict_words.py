@@ -15,12 +15,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from support import MINI
+from support import MINI, a_header
 
 from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.cases import load_suite
 from flux_conformance.runner.engine import CaseResult, Outcome, Summary
-from flux_conformance.runner.report import Header
 from flux_conformance.runner.report.badge import BadgeReporter
 from flux_conformance.runner.report.html import HtmlReporter
 from flux_conformance.runner.report.jsonl import JsonLinesReporter
@@ -100,17 +99,7 @@ def _results(mix: dict[Outcome, int]) -> list[CaseResult]:
     return results
 
 
-HEADER = Header(
-    implementation="fake",
-    impl_spec="python:fake",
-    version="1.0",
-    suite_version="0",
-    suite_digest="0" * 64,
-    edition="2025",
-    cases_dir=str(MINI),
-    selected=5,
-    started="2026-01-01T00:00:00+00:00",
-)
+HEADER = a_header()
 
 REPORT_MIXES = {
     Verdict.CONFORMS: {Outcome.PASSED: 4, Outcome.SKIPPED: 1},
