@@ -184,3 +184,56 @@ def a_header(**changes: Any) -> Header:
         "started": "2026-01-01T00:00:00+00:00",
     }
     return Header(**{**fields, **changes})
+
+
+# -- the allocation comparator's tests: pools, requests and answers written briefly ----------
+
+
+def r_pool(*ranks: tuple[int, int], **execution: Any) -> dict[str, Any]:
+    """An R whose rank ``i`` is host ``n<i>`` with the given (cores, GPUs), ids from 0."""
+    entries = []
+    for rank, (cores, gpus) in enumerate(ranks):
+        children = {"core": f"0-{cores - 1}" if cores > 1 else "0"} if cores else {}
+        if gpus:
+            children["gpu"] = f"0-{gpus - 1}" if gpus > 1 else "0"
+        entries.append({"rank": str(rank), "children": children})
+    hosts = ",".join(f"n{rank}" for rank in range(len(ranks)))
+    return {"version": 1, "execution": {"R_lite": entries, "nodelist": [hosts], **execution}}
+
+
+def r_held(held: dict[int, tuple[str, str]], **execution: Any) -> dict[str, Any]:
+    """An R holding, on rank ``r`` (host ``n<r>``), the (cores, GPUs) idsets ``held[r]``."""
+    entries = []
+    for rank, (cores, gpus) in sorted(held.items()):
+        children = {"core": cores, "gpu": gpus} if gpus else {"core": cores}
+        entries.append({"rank": str(rank), "children": children})
+    hosts = ",".join(f"n{rank}" for rank in sorted(held))
+    return {"version": 1, "execution": {"R_lite": entries, "nodelist": [hosts], **execution}}
+
+
+def slot_vertex(count: Any, *leaves: tuple[str, Any], label: str = "s") -> dict[str, Any]:
+    """A slot vertex of ``count`` slots holding the (type, count) leaves."""
+    children = [{"type": kind, "count": n} for kind, n in leaves]
+    return {"type": "slot", "label": label, "count": count, "with": children}
+
+
+def node_vertex(count: Any, *children: Any, **extra: Any) -> dict[str, Any]:
+    """A node vertex of ``count`` nodes with the given children."""
+    return {"type": "node", "count": count, "with": list(children), **extra}
+
+
+def allocation_input(
+    pool: dict[str, Any], resources: list[Any], *allocated: Any, **system: Any
+) -> dict[str, Any]:
+    """A ``sched.allocate`` input: the pool, a jobspec of ``resources`` (its task runs in the
+    slots labelled ``s``) and the Rs ``allocated``, with ``now`` 1 when any is given."""
+    jobspec = {
+        "version": 1,
+        "resources": resources,
+        "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
+        "attributes": {"system": system},
+    }
+    value: dict[str, Any] = {"pool": pool, "jobspec": jobspec}
+    if allocated:
+        value |= {"allocated": list(allocated), "now": 1}
+    return value

@@ -27,6 +27,7 @@ does not read, the answer is judged by the other checks only (``undecided``).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,8 @@ from flux_conformance.runner.comparators.allocation.one_rank import (
 )
 
 __all__ = ["BUDGET", "Division", "divide"]
+
+Spare = Counter[tuple[Pair, bool]]
 
 
 @dataclass
@@ -84,8 +87,12 @@ def _room(search: Search, unit: dict[str, Any]) -> int:
     return total
 
 
-def _node_room(search: Search, vertex: dict[str, Any]) -> int:
-    """How many free nodes outside the answer could hold the vertex at its smallest counts."""
+def _node_room(spare: Spare, vertex: dict[str, Any]) -> int:
+    """How many free nodes outside the answer could hold the vertex at its smallest counts.
+
+    ``spare`` counts the eligible ranks outside the answer by (free, untouched); the search's
+    own list keeps one of each kind only (enough to find a node that could hold more).
+    """
     need = [0, 0]
     for group in vertex.get("groups", []):
         k = smallest(group["count"])
@@ -97,15 +104,15 @@ def _node_room(search: Search, vertex: dict[str, Any]) -> int:
             smallest(vertex["gpu"]) if vertex["gpu"] else 0,
         ]
     return sum(
-        1
-        for free, untouched in search.spare
+        n
+        for (free, untouched), n in spare.items()
         if (untouched or not vertex["exclusive"])
         and fits((need[0], need[1]), free)
         and free != (0, 0)
     )
 
 
-def _totals(search: Search, vec: tuple[Pair, ...]) -> tuple[bool, bool, set[int]]:
+def _totals(search: Search, spare: Spare, vec: tuple[Pair, ...]) -> tuple[bool, bool, set[int]]:
     """Whether the counts accept these totals, whether none could grow, and the slot totals."""
     slots = {0}
     grows = False
@@ -116,10 +123,10 @@ def _totals(search: Search, vec: tuple[Pair, ...]) -> tuple[bool, bool, set[int]
             if not ks:
                 return False, False, set()
             slots = {s + k for s in slots for k in ks}
-            spare = _node_room(search, vertex)
+            free_nodes = _node_room(spare, vertex)
             grows = grows or all(
                 (nxt := above(count, k)) is not None
-                and spare >= (nxt - k) * smallest(vertex["nodes"])
+                and free_nodes >= (nxt - k) * smallest(vertex["nodes"])
                 for k in ks
             )
             continue
@@ -128,7 +135,7 @@ def _totals(search: Search, vec: tuple[Pair, ...]) -> tuple[bool, bool, set[int]
         slots = {s + counted for s in slots}
         nxt = above(count, units)
         if nxt is not None:
-            room = _node_room(search, vertex) if vertex["kind"] == "node" else _room(search, vertex)
+            room = _node_room(spare, vertex) if vertex["kind"] == "node" else _room(search, vertex)
             grows = grows or room >= nxt - units
     return True, not grows, slots
 
@@ -175,8 +182,9 @@ def divide(known: dict[str, Any], got: dict[int, Rank]) -> Division:
     except OutOfBudget:
         return Division(decided=False)
     out = Division()
+    counted = Counter(spare)
     for vec, masks in states.items():
-        accepted, keeps, slots = _totals(search, vec)
+        accepted, keeps, slots = _totals(search, counted, vec)
         if not accepted:
             continue
         # A move that makes a slot larger counts where the vertex holds that one slot alone.

@@ -108,10 +108,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_inputs.py",
     ),
-    **{
-        f"comparators.allocation.{part}": ("test_comparators_allocation.py",)
-        for part in ("counts", "division", "one_rank")
-    },
+    "comparators.allocation.counts": ("test_comparators_allocation.py",),
+    "comparators.allocation.division": (
+        "test_comparators_allocation_division.py",
+        "test_comparators_allocation.py",
+    ),
+    "comparators.allocation.one_rank": (
+        "test_comparators_allocation_one_rank.py",
+        "test_comparators_allocation_division.py",
+        "test_comparators_allocation.py",
+    ),
 }
 
 

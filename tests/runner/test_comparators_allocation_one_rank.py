@@ -1,0 +1,228 @@
+"""How one rank of an answer serves the request (allocation.one_rank), as the comparator judges.
+
+A rank serves an exclusive vertex alone and whole; shared vertices use exactly what it holds;
+a slot whose count or size could grow from what is left free on its own node breaks the
+``largest`` rule, and so does a lone slot that another node (free to choose) would hold larger.
+Each answer below is what a plausible scheduler gives: a core too many, an exclusive node
+shared, a slot placed by first fit.  Sizes are written as numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from support import allocation_input, node_vertex, r_held, r_pool, slot_vertex
+
+from flux_conformance.reference.operations import EDITIONS, run
+from flux_conformance.runner.comparators.allocation import rule_breaches
+from flux_conformance.runner.oracle import reference_oracle
+
+OLDER, NEWER = EDITIONS[0], EDITIONS[-1]
+ONE = {"min": 1}
+
+
+def broken(value: dict[str, Any], answer: dict[str, Any], edition: str = OLDER) -> list[str]:
+    """The rules ``answer`` breaks as an answer to ``value``."""
+    return [rule for rule, _ in rule_breaches(value, answer, reference_oracle(edition))]
+
+
+def slots_said(value: dict[str, Any], answer: dict[str, Any]) -> list[int]:
+    """The nslots the newer texts accept with ``answer`` (from 1 to 9)."""
+    execution = answer["execution"]
+    return [
+        n
+        for n in range(1, 10)
+        if broken(value, {**answer, "execution": {**execution, "nslots": n}}, NEWER) == []
+    ]
+
+
+def test_the_reference_answers_are_judged_conforming() -> None:
+    pool = r_pool((4, 1), (2, 0), (4, 2))
+    requests = [
+        [node_vertex(1, slot_vertex(ONE, ("core", 2)), exclusive=True)],
+        [node_vertex(2, slot_vertex(1, ("core", ONE)))],
+        [slot_vertex(1, ("core", ONE), ("gpu", ONE))],
+        [slot_vertex(2, ("core", 1)), slot_vertex(1, ("core", 2), label="a")],
+    ]
+    for resources in requests:
+        value = allocation_input(pool, resources, r_held({0: ("0", "")}))
+        for edition in EDITIONS:
+            assert broken(value, run("sched.allocate", value, edition=edition), edition) == []
+
+
+def test_an_exclusive_node_is_held_whole_and_alone() -> None:
+    pool = r_pool((4, 1), (4, 1))
+    value = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", 1)), exclusive=True)])
+    assert broken(value, r_held({0: ("0-3", "0")})) == []
+    assert broken(value, r_held({0: ("0", "")})) == ["division"]
+    assert broken(value, r_held({0: ("0-3", "")})) == ["division"]  # its GPU left out
+    taken = allocation_input(
+        pool, [node_vertex(1, slot_vertex(1, ("core", 1)), exclusive=True)], r_held({0: ("0", "")})
+    )
+    assert broken(taken, r_held({0: ("1-3", "0")})) == ["division"]  # rank 0 is shared
+    assert broken(taken, r_held({1: ("0-3", "0")})) == []
+    # A slot larger than the node: no way to hold it.
+    big = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", 8)), exclusive=True)])
+    assert broken(big, r_held({0: ("0-3", "0")})) == ["division"]
+
+
+def test_the_slots_of_an_exclusive_node_fill_it() -> None:
+    pool = r_pool((5, 0), (5, 0))
+    pairs = allocation_input(pool, [node_vertex(1, slot_vertex(ONE, ("core", 2)), exclusive=True)])
+    answer = r_held({0: ("0-4", "")})
+    assert broken(pairs, answer) == []
+    assert slots_said(pairs, answer) == [2]  # two slots of two; the fifth core holds none
+    one = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", ONE)), exclusive=True)])
+    assert slots_said(one, answer) == [1]
+    fixed = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", 2)), exclusive=True)])
+    assert broken(fixed, answer) == []
+    assert slots_said(fixed, answer) == [1]
+
+
+def test_a_lone_exclusive_node_goes_where_it_holds_the_largest_slot() -> None:
+    pool = r_pool((2, 0), (4, 0))
+    request = [node_vertex(1, slot_vertex(1, ("core", ONE)), exclusive=True)]
+    value = allocation_input(pool, request)
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+    assert broken(value, r_held({0: ("0-1", "")})) == ["largest"]
+    # Rank 1 touched by another allocation: an exclusive node cannot be there.
+    value = allocation_input(pool, request, r_held({1: ("0", "")}))
+    assert broken(value, r_held({0: ("0-1", "")})) == []
+
+
+def test_an_exclusive_slot_of_a_node_takes_it_whole() -> None:
+    pool = r_pool((4, 1), (4, 1))
+    inner = {"type": "node", "count": 1, "with": [{"type": "core", "count": 2}]}
+    value = allocation_input(pool, [{"type": "slot", "label": "s", "count": 1, "with": [inner]}])
+    assert broken(value, r_held({0: ("0-3", "0")})) == []
+    assert broken(value, r_held({0: ("0-1", "")})) == ["division"]
+    inner["with"] = [{"type": "core", "count": 8}]
+    assert broken(value, r_held({0: ("0-3", "0")})) == ["division"]
+    inner["with"] = [{"type": "gpu", "count": 2}]
+    assert broken(value, r_held({0: ("0-3", "0")})) == ["division"]
+
+
+def test_a_shared_node_uses_exactly_what_the_rank_holds() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    value = allocation_input(pool, [node_vertex(1, slot_vertex(2, ("core", 1)))])
+    assert broken(value, r_held({0: ("0-1", "")})) == []
+    assert broken(value, r_held({0: ("0-2", "")})) == ["division"]
+    assert broken(value, r_held({0: ("0", "")})) == ["division"]
+    assert slots_said(value, r_held({0: ("0-1", "")})) == [2]
+    # A node's own core, outside its slot, counts no slot.
+    own = [node_vertex(1, slot_vertex(1, ("core", 1)), {"type": "core", "count": 1})]
+    value = allocation_input(pool, own)
+    assert broken(value, r_held({0: ("0-1", "")})) == []
+    assert broken(value, r_held({0: ("0", "")})) == ["division"]
+    assert slots_said(value, r_held({0: ("0-1", "")})) == [1]
+
+
+def test_a_shared_node_with_two_kinds_of_slot() -> None:
+    pool = r_pool((4, 2), (4, 2))
+    kinds = [slot_vertex(1, ("core", 2)), slot_vertex(1, ("core", 1), ("gpu", 1), label="a")]
+    value = allocation_input(pool, [node_vertex(2, *kinds)])
+    right = r_held({0: ("0-2", "0"), 1: ("0-2", "1")})
+    assert broken(value, right) == []
+    assert slots_said(value, right) == [4]
+    assert broken(value, r_held({0: ("0-2", "0"), 1: ("0-3", "")})) == ["division"]
+
+
+def test_slots_of_a_shared_node_take_what_is_free_on_it() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    value = allocation_input(pool, [node_vertex(1, slot_vertex(ONE, ("core", 1)))])
+    assert broken(value, r_held({0: ("0-3", "")})) == []
+    assert broken(value, r_held({0: ("0-2", "")})) == ["largest"]  # a fourth slot fits
+    pairs = [node_vertex(1, slot_vertex(ONE, ("core", 2)))]
+    value = allocation_input(pool, pairs, r_held({0: ("0", ""), 1: ("0-1", "")}))
+    assert broken(value, r_held({0: ("1-2", "")})) == []  # the core left holds no slot of two
+    assert broken(value, r_held({1: ("2-3", "")})) == []
+    # With rank 1 all free, a node of one slot there is a node of two.
+    value = allocation_input(pool, pairs, r_held({0: ("0", "")}))
+    assert broken(value, r_held({0: ("1-2", "")})) == ["largest"]
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+
+
+def test_a_lone_shared_node_goes_where_its_slot_is_largest() -> None:
+    pool = r_pool((4, 0), (4, 0), (4, 0))
+    taken = r_held({0: ("0-1", ""), 2: ("0-2", "")})  # free: 2, 4 and 1 cores
+    value = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", ONE)))], taken)
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+    assert broken(value, r_held({0: ("2-3", "")})) == ["largest"]
+    assert broken(value, r_held({1: ("0-2", "")})) == ["largest"]  # one left free in place
+    # Two nodes: which nodes hold them is open once each takes all its own node has.
+    two = allocation_input(pool, [node_vertex(2, slot_vertex(1, ("core", ONE)))], taken)
+    assert broken(two, r_held({0: ("2-3", ""), 1: ("0-3", "")})) == []
+    assert broken(two, r_held({0: ("2-3", ""), 2: ("3", "")})) == []
+
+
+def test_slots_of_cores_and_gpus_lie_on_one_rank_each() -> None:
+    pool = r_pool((4, 1), (4, 1))
+    value = allocation_input(pool, [slot_vertex(1, ("core", 1), ("gpu", 1))])
+    assert broken(value, r_held({0: ("0", "0")})) == []
+    assert broken(value, r_held({0: ("0", ""), 1: ("", "0")})) == ["division"]
+    value = allocation_input(pool, [slot_vertex(2, ("core", 1), ("gpu", 1))])
+    assert broken(value, r_held({0: ("0", "0"), 1: ("0", "0")})) == []
+    assert broken(value, r_held({0: ("0-1", "0")})) == ["division"]
+
+
+def test_slots_of_a_core_range_hold_all_their_node_has_free() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    ranged = {"min": 1, "max": 2, "operator": "+", "operand": 1}
+    value = allocation_input(pool, [slot_vertex(1, ("core", ranged))])
+    assert broken(value, r_held({0: ("0-1", "")})) == []
+    assert broken(value, r_held({0: ("0", "")})) == ["largest"]
+    assert broken(value, r_held({0: ("0-2", "")})) == ["division"]
+    gpus = allocation_input(r_pool((1, 3), (1, 3)), [slot_vertex(1, ("gpu", ONE))])
+    assert broken(gpus, r_held({0: ("", "0-2")})) == []
+    assert broken(gpus, r_held({0: ("", "0-1")})) == ["largest"]
+
+
+def test_a_lone_slot_placed_by_first_fit_breaks_the_largest_rule() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    request = [slot_vertex(1, ("core", ONE))]
+    # Rank 0 has 2 free, rank 1 has 3: the slot belongs on rank 1, all of it.
+    value = allocation_input(pool, request, r_held({0: ("0-1", ""), 1: ("0", "")}))
+    assert broken(value, r_held({1: ("1-3", "")})) == []
+    assert broken(value, r_held({0: ("2-3", "")})) == ["largest"]
+    # Both have 2 free: either is right.
+    value = allocation_input(pool, request, r_held({0: ("0-1", ""), 1: ("0-1", "")}))
+    assert broken(value, r_held({0: ("2-3", "")})) == []
+    assert broken(value, r_held({1: ("2-3", "")})) == []
+    # GPUs the same way.
+    gpus = allocation_input(r_pool((1, 1), (1, 2)), [slot_vertex(1, ("gpu", ONE))])
+    assert broken(gpus, r_held({1: ("", "0-1")})) == []
+    assert broken(gpus, r_held({0: ("", "0")})) == ["largest"]
+    # A slot of a core and GPUs: the other node's GPUs make it larger.
+    both = allocation_input(r_pool((2, 1), (2, 2)), [slot_vertex(1, ("core", 1), ("gpu", ONE))])
+    assert broken(both, r_held({1: ("0", "0-1")})) == []
+    assert broken(both, r_held({0: ("0", "0")})) == ["largest"]
+
+
+def test_several_slots_share_the_free_cores_as_they_like() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    request = [slot_vertex(2, ("core", ONE))]
+    value = allocation_input(pool, request, r_held({0: ("0-1", "")}))
+    # Two slots on rank 0's two free cores: rank 1 would give them more, but how free cores
+    # are shared among several slots is open.
+    assert broken(value, r_held({0: ("2-3", "")})) == []
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+    assert broken(value, r_held({1: ("0-2", "")})) == ["largest"]  # a core left on its node
+
+
+def test_shared_vertices_on_one_rank_sum_to_what_it_holds() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    request = [slot_vertex(1, ("core", 2)), slot_vertex(1, ("core", 1), label="a")]
+    value = allocation_input(pool, request)
+    assert broken(value, r_held({0: ("0-2", "")})) == []
+    assert broken(value, r_held({0: ("0-1", ""), 1: ("0", "")})) == []
+    assert broken(value, r_held({0: ("0-3", "")})) == ["division"]
+    assert broken(value, r_held({0: ("0-1", "")})) == ["division"]
+
+
+def test_a_shared_slot_of_a_node_holds_its_cores() -> None:
+    pool = r_pool((4, 0), (4, 0))
+    inner = {"type": "node", "count": 1, "exclusive": False, "with": [{"type": "core", "count": 2}]}
+    value = allocation_input(pool, [{"type": "slot", "label": "s", "count": 2, "with": [inner]}])
+    assert broken(value, r_held({0: ("0-1", ""), 1: ("0-1", "")})) == []
+    assert broken(value, r_held({0: ("0-3", "")})) == ["division"]  # two slots, one node
+    assert broken(value, r_held({0: ("0-2", ""), 1: ("0", "")})) == ["division"]
