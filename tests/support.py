@@ -44,6 +44,14 @@ def hostile_command(kind: str) -> str:
     return shlex.join([sys.executable, str(FAKES / "hostile_impl.py"), kind])
 
 
+def ask_each(adapter: Any, *inputs: Any, operation: str = "idset.decode") -> list[Any]:
+    """``adapter``'s replies to ``operation`` on each of ``inputs`` in turn; then it is closed."""
+    try:
+        return [adapter.run(operation, value, edition=None) for value in inputs]
+    finally:
+        adapter.close()
+
+
 def fake_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
     """Install a module ``name`` with ``attrs`` for one test (a fake of a library's API)."""
     module = types.ModuleType(name)

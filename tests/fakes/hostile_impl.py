@@ -33,7 +33,9 @@ Hello (then the right answer to every case):
   U+200F, and every case refused with a category and a message holding them too.
 
 Processes: ``setsid-hang`` starts a child that leaves the session with ``setsid()`` and a
-grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case;
+grandchild daemon (double fork), then never answers a case; ``hang`` never answers a case
+(with ``HOSTILE_HANGING=FILE``, both add a line to FILE for each case they are sent, so that a
+test can wait for a case to be under way, or count the cases sent, without a clock);
 ``ignore-stop`` starts a child, answers every case right, and ignores ``stop`` (and the end
 of its input): it creates the file ``HOSTILE_STOPPED`` names when ``stop`` comes, and sleeps.
 
@@ -198,6 +200,10 @@ def answer(msg):
         error = {"category": "evil\u202eyrogetac\u009b", "message": "m\u202e\u009b\u200f"}
         write(json.dumps({"seq": seq, "error": error}))
     elif KIND in ("setsid-hang", "hang"):
+        hanging = os.environ.get("HOSTILE_HANGING")
+        if hanging:
+            with open(hanging, "a", encoding="utf-8") as handle:
+                handle.write(f"{seq}\n")
         time.sleep(3600)
     else:
         write(json.dumps({"seq": seq, **right(msg)}))

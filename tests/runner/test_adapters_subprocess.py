@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import ask_each
 
 from flux_conformance.runner.adapters.base import AdapterError, ImplSpecError, Reply
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
@@ -133,10 +134,7 @@ def _starts(tmp_path: Path) -> int:
 
 
 def _run(adapter: SubprocessAdapter, count: int) -> list[Reply]:
-    try:
-        return [adapter.run("idset.decode", "1", edition=None) for _ in range(count)]
-    finally:
-        adapter.close()
+    return ask_each(adapter, *["1"] * count)
 
 
 # -- a reply sent before its request ---------------------------------------------------------
@@ -350,28 +348,16 @@ def test_a_reply_breaking_the_schema_restarts_the_implementation(tmp_path: Path)
 def test_requests_are_numbered_from_1_and_an_unsendable_one_takes_no_number(
     tmp_path: Path,
 ) -> None:
-    adapter = _adapter(tmp_path, "*=answer")
-    try:
-        unsendable = adapter.run("idset.decode", float("nan"), edition=None)
-        first = adapter.run("idset.decode", "1", edition=None)
-        second = adapter.run("idset.decode", "1", edition=None)
-    finally:
-        adapter.close()
+    unsendable, first, second = ask_each(_adapter(tmp_path, "*=answer"), float("nan"), "1", "1")
     assert unsendable.kind == "errored"
     assert "cannot be written as JSON" in unsendable.message
     assert (first, second) == (Reply("output", [1]), Reply("output", [2]))
 
 
 def test_a_request_larger_than_a_pipe_arrives_whole(tmp_path: Path) -> None:
-    adapter = _adapter(tmp_path, "*=length")
-    try:
-        replies = [
-            adapter.run("idset.decode", "x" * size, edition=None)
-            for size in (1, 1 << 20, 3 * (1 << 20) + 7)
-        ]
-    finally:
-        adapter.close()
-    assert replies == [Reply("output", 1), Reply("output", 1 << 20), Reply("output", 3 << 20 | 7)]
+    sizes = (1, 1 << 20, 3 * (1 << 20) + 7)
+    answers = ask_each(_adapter(tmp_path, "*=length"), *("x" * size for size in sizes))
+    assert answers == [Reply("output", 1), Reply("output", 1 << 20), Reply("output", 3 << 20 | 7)]
 
 
 def test_an_implementation_that_stops_reading_times_out_on_the_write(tmp_path: Path) -> None:

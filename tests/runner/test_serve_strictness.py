@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+from support import ask_each
+
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 
 
@@ -91,12 +93,7 @@ def test_the_transport_refuses_a_seq_that_is_not_the_integer_sent(tmp_path) -> N
     )
     adapter = SubprocessAdapter(f"{sys.executable} {script}", timeout=30)
     adapter.start()
-    try:
-        first = adapter.run("idset.decode", "1", edition=None)
-        second = adapter.run("idset.decode", "1", edition=None)
-        third = adapter.run("idset.decode", "1", edition=None)
-    finally:
-        adapter.close()
+    first, second, third = ask_each(adapter, "1", "1", "1")
     assert first.kind == "errored"
     assert "seq True, expected 1" in first.message
     assert second.kind == "errored"

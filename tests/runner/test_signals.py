@@ -17,10 +17,12 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import MINI, hostile_command
 
+from flux_conformance.runner.adapters.base import Reply
 from flux_conformance.runner.adapters.subprocess import SubprocessAdapter
 from flux_conformance.runner.cli import main
 
@@ -35,7 +37,8 @@ def _alive(pid: int) -> bool:
     return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
 
 
-def _all_gone(pids: list[int], within: float = 10.0) -> bool:
+def _all_gone(pids: list[int], within: float = 60.0) -> bool:
+    """Whether every one of ``pids`` is gone (polled: ``within`` only bounds a failure)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if not any(map(_alive, pids)):
@@ -44,15 +47,42 @@ def _all_gone(pids: list[int], within: float = 10.0) -> bool:
     return False
 
 
-def _pids(path: Path, at_least: int, within: float = 60.0) -> list[int]:
+def _lines(path: Path, at_least: int, within: float = 120.0) -> list[int]:
+    """The numbers ``path`` holds once it holds ``at_least`` of them (an event a fake wrote)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if path.exists():
-            pids = [int(line) for line in path.read_text().split()]
-            if len(pids) >= at_least:
-                return pids
-        time.sleep(0.1)
-    raise AssertionError(f"the implementation did not start its processes: {path}")
+            numbers = [int(line) for line in path.read_text().split()]
+            if len(numbers) >= at_least:
+                return numbers
+        time.sleep(0.05)
+    raise AssertionError(f"the implementation never wrote {at_least} line(s) to {path.name}")
+
+
+def _pids(path: Path, at_least: int) -> list[int]:
+    """The pids the hostile implementation wrote once it started ``at_least`` processes."""
+    return _lines(path, at_least)
+
+
+def _time_out_after_the_check(monkeypatch: pytest.MonkeyPatch, once: Path, seconds: float) -> None:
+    """Give each request sent after the run's pre-flight check ``seconds`` to be answered.
+
+    The check (answered right, see ``HOSTILE_ONCE``) keeps the run's own long ``--timeout``,
+    however slow the machine; every later request goes to an implementation that never
+    answers, so it times out whatever the timeout: no outcome depends on the machine's speed.
+    """
+    run = SubprocessAdapter.run
+
+    def timed(self: SubprocessAdapter, operation: str, input: Any, *, edition: str | None) -> Reply:
+        if once.exists():
+            self.timeout = seconds
+        return run(self, operation, input, edition=edition)
+
+    monkeypatch.setattr(SubprocessAdapter, "run", timed)
+
+
+def _hostile_env(pids: Path, hanging: Path, once: Path) -> dict[str, str]:
+    return {"HOSTILE_PIDS": str(pids), "HOSTILE_HANGING": str(hanging), "HOSTILE_ONCE": str(once)}
 
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -60,7 +90,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: Path) -> None:
-    pidfile = tmp_path / "pids"
+    pidfile, hanging = tmp_path / "pids", tmp_path / "hanging"
     reports = {name: tmp_path / name for name in ("r.jsonl", "r.xml", "r.html", "r.md")}
     argv = [sys.executable, "-m", "flux_conformance.runner.cli", "run", "--cases", str(MINI)]
     argv += ["--impl", f"exec:{hostile_command('setsid-hang')}", "--timeout", "120"]
@@ -68,7 +98,7 @@ def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: 
     argv += ["--html", str(reports["r.html"]), "--markdown", str(reports["r.md"])]
     runner = subprocess.Popen(
         argv,
-        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
+        env={**os.environ, **_hostile_env(pidfile, hanging, tmp_path / "once")},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -76,10 +106,8 @@ def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: 
     try:
         # The implementation, the child that left its session, and a daemon.
         pids = _pids(pidfile, at_least=3)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not reports["r.jsonl"].exists():
-            time.sleep(0.1)  # the suite loads; the run starts with the report's header
-        time.sleep(0.5)  # the first case is under way (it never gets an answer)
+        # The first case is under way (it never gets an answer): the reports have begun.
+        assert _lines(hanging, at_least=1) == [2]  # seq 1 was the pre-flight check
         runner.send_signal(signum)
         _, err = runner.communicate(timeout=60)
     finally:
@@ -96,19 +124,19 @@ def test_a_signal_leaves_complete_reports_and_no_process(signum: int, tmp_path: 
 
 
 def test_diff_stopped_by_sigterm_leaves_no_process(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pids"
+    pidfile, hanging = tmp_path / "pids", tmp_path / "hanging"
     argv = [sys.executable, "-m", "flux_conformance.runner.cli", "diff", "-o", "idset.decode"]
     argv += ["--impl", f"exec:{hostile_command('setsid-hang')}", "--timeout", "120"]
     runner = subprocess.Popen(
         [*argv, "--seconds", "300"],
-        env={**os.environ, "HOSTILE_PIDS": str(pidfile), "HOSTILE_ONCE": str(tmp_path / "once")},
+        env={**os.environ, **_hostile_env(pidfile, hanging, tmp_path / "once")},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
         pids = _pids(pidfile, at_least=3)
-        time.sleep(0.5)
+        _lines(hanging, at_least=1)  # the search is under way, waiting for an answer
         runner.send_signal(signal.SIGTERM)
         _, err = runner.communicate(timeout=60)
     finally:
@@ -160,13 +188,14 @@ def test_a_daemon_with_no_token_and_no_parent_is_killed_too(
 def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
-    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
+    once, hanging = tmp_path / "once", tmp_path / "hanging"
+    monkeypatch.setenv("HOSTILE_ONCE", str(once))  # answers the check, then hangs
+    monkeypatch.setenv("HOSTILE_HANGING", str(hanging))
+    _time_out_after_the_check(monkeypatch, once, 0.5)
     jsonl = tmp_path / "r.jsonl"
-    start = time.monotonic()
     argv = ["run", "--cases", str(MINI), "--impl", f"exec:{hostile_command('hang')}"]
     argv += ["-j", str(jobs)]
-    code = main([*argv, "--timeout", "0.5", "--max-timeouts", "2", "--json", str(jsonl)])
-    seconds = time.monotonic() - start
+    code = main([*argv, "--timeout", "120", "--max-timeouts", "2", "--json", str(jsonl)])
     err = capsys.readouterr().err
     assert code == 1
     cases = [json.loads(line)["case"] for line in jsonl.read_text().splitlines()[1:-1]]
@@ -176,22 +205,26 @@ def test_an_implementation_that_hangs_on_every_case_is_given_up_on(
         "gave up on hostile-hang after 2 timeouts in a row" in c["reason"] for c in cases[2:]
     )
     assert err.count("gave up on") == 1  # one clear message
-    assert seconds < 60  # three cases were not waited for
+    assert len(hanging.read_text().split()) == 2  # the three others were never sent
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_compare_says_once_that_it_gave_up_on_a_hanging_implementation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
-    monkeypatch.setenv("HOSTILE_ONCE", str(tmp_path / "once"))  # answers the check, then hangs
+    once, hanging = tmp_path / "once", tmp_path / "hanging"
+    monkeypatch.setenv("HOSTILE_ONCE", str(once))  # answers the check, then hangs
+    monkeypatch.setenv("HOSTILE_HANGING", str(hanging))
+    _time_out_after_the_check(monkeypatch, once, 0.5)
     impl = f"exec:{hostile_command('hang')}"
     argv = ["compare", "--cases", str(MINI), "--impl", "reference", "--impl", impl]
-    code = main([*argv, "--timeout", "0.5", "--max-timeouts", "2", "-j", str(jobs)])
+    code = main([*argv, "--timeout", "120", "--max-timeouts", "2", "-j", str(jobs)])
     captured = capsys.readouterr()
     assert code == 1
     assert captured.err.count("warning: gave up on hostile-hang after 2 timeouts") == 1
     # The matrix notes it under the column too.
     assert "gave up on hostile-hang" in captured.out
+    assert len(hanging.read_text().split()) == 2  # no case was sent after it gave up
 
 
 def test_max_timeouts_zero_never_gives_up() -> None:
