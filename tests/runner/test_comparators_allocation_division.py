@@ -302,3 +302,68 @@ def test_a_request_the_division_does_not_read_is_judged_by_the_other_rules(
     value = allocation_input(FOUR, resources)
     assert broken(value, on([0, 1, 2], 3)) == []
     assert broken(value, r_held({0: ("0-4", "")})) == ["subset"]
+
+
+def test_the_room_for_more_slots_counts_each_resource_the_slot_needs() -> None:
+    # GPU slots: rank 1's core is taken, its three GPUs are free and hold three more slots.
+    gpus = [slot_vertex({"min": 1}, ("gpu", 1))]
+    value = allocation_input(r_pool((1, 3), (1, 3)), gpus, r_held({1: ("0", "")}))
+    assert broken(value, r_held({0: ("", "0-2")})) == ["largest"]
+    assert broken(value, r_held({0: ("", "0-2"), 1: ("", "0-2")})) == []
+    # Core slots on ranks whose GPUs are free too: the GPUs hold no core slot, the cores do.
+    core_slots = [slot_vertex({"min": 1}, ("core", 1))]
+    value = allocation_input(r_pool((4, 4), (4, 4)), core_slots)
+    assert broken(value, r_held({0: ("0-3", "")})) == ["largest"]
+    assert broken(value, r_held({0: ("0-3", ""), 1: ("0-3", "")})) == []
+    # A rank the answer leaves alone, with two cores free: one more slot of two.
+    pairs = [slot_vertex({"min": 1}, ("core", 2))]
+    value = allocation_input(r_pool((4, 0), (2, 0)), pairs)
+    assert broken(value, r_held({0: ("0-3", "")})) == ["largest"]
+    # ... and GPU slots beside a rank with cores but no GPU: nothing more.
+    value = allocation_input(r_pool((4, 2), (4, 0)), gpus)
+    assert broken(value, r_held({0: ("", "0-1")})) == []
+
+
+def test_a_free_node_counts_when_it_holds_the_node_at_its_smallest() -> None:
+    # One core free on rank 3: a node of one one-core slot fits there.
+    value = allocation_input(FOUR, one_core_nodes({"min": 1}), r_held({3: ("0-2", "")}))
+    assert broken(value, on([0, 1, 2], 1)) == ["largest"]
+    assert broken(value, r_held({0: ("0", ""), 1: ("0", ""), 2: ("0", ""), 3: ("3", "")})) == []
+    # A GPU slot per node: rank 2's cores are taken, its GPU is free.
+    gpu_nodes = [node_vertex({"min": 1}, slot_vertex(1, ("gpu", 1)))]
+    value = allocation_input(r_pool((2, 1), (2, 1), (2, 1)), gpu_nodes, r_held({2: ("0-1", "")}))
+    assert broken(value, r_held({0: ("", "0"), 1: ("", "0")})) == ["largest"]
+    # A node of a two-core slot and a GPU slot: one core and a GPU free hold no such node.
+    kinds = [slot_vertex(1, ("core", 2)), slot_vertex(1, ("gpu", 1), label="a")]
+    pool = r_pool((2, 1), (2, 1), (2, 1))
+    value = allocation_input(pool, [node_vertex({"min": 1}, *kinds)], r_held({2: ("0", "")}))
+    assert broken(value, r_held({0: ("0-1", "0"), 1: ("0-1", "0")})) == []
+    value = allocation_input(pool, [node_vertex({"min": 1}, *kinds)], r_held({2: ("", "0")}))
+    assert broken(value, r_held({0: ("0-1", "0"), 1: ("0-1", "0")})) == []
+    value = allocation_input(pool, [node_vertex({"min": 1}, *kinds)])
+    assert broken(value, r_held({0: ("0-1", "0"), 1: ("0-1", "0")})) == ["largest"]
+
+
+def test_shared_slots_of_a_gpu_node_count_a_node_whose_cores_are_taken() -> None:
+    request = slots_of_nodes({"min": 1}, 1, exclusive=False, with_=[{"type": "gpu", "count": 1}])
+    pool = r_pool((1, 1), (1, 1), (1, 1))
+    value = allocation_input(pool, request, r_held({2: ("0", "")}))
+    assert broken(value, r_held({0: ("", "0"), 1: ("", "0")})) == ["largest"]
+    assert broken(value, r_held({0: ("", "0"), 1: ("", "0"), 2: ("", "0")})) == []
+
+
+def test_every_vertex_of_the_request_is_judged() -> None:
+    # A slot of a node, then three one-core slots: the second vertex wants exactly three.
+    request = [*slots_of_nodes(1, 1), slot_vertex(3, ("core", 1), label="a")]
+    value = allocation_input(FOUR, request)
+    assert broken(value, r_held({0: ("0-3", ""), 1: ("0-2", "")})) == []
+    assert broken(value, r_held({0: ("0-3", ""), 1: ("0-1", "")})) == ["division"]
+    assert broken(value, r_held({0: ("0-3", ""), 1: ("0-3", "")})) == ["division"]
+
+
+def test_a_rank_outside_the_constraint_before_the_others_is_left_out() -> None:
+    pool = r_pool((4, 0), (4, 0), (4, 0), (4, 0), properties={"ssd": "1,3"})
+    value = allocation_input(pool, one_core_nodes({"min": 1}), constraints={"properties": ["ssd"]})
+    assert broken(value, on([1, 3], 1)) == []
+    assert broken(value, on([1], 1)) == ["largest"]
+    assert broken(value, on([3], 1)) == ["largest"]

@@ -226,3 +226,97 @@ def test_a_shared_slot_of_a_node_holds_its_cores() -> None:
     assert broken(value, r_held({0: ("0-1", ""), 1: ("0-1", "")})) == []
     assert broken(value, r_held({0: ("0-3", "")})) == ["division"]  # two slots, one node
     assert broken(value, r_held({0: ("0-2", ""), 1: ("0", "")})) == ["division"]
+
+
+def test_a_slot_of_cores_and_gpus_grows_in_either_resource() -> None:
+    value = allocation_input(r_pool((2, 2)), [slot_vertex(1, ("core", ONE), ("gpu", ONE))])
+    assert broken(value, r_held({0: ("0-1", "0-1")})) == []
+    assert broken(value, r_held({0: ("0-1", "0")})) == ["largest"]  # a GPU left free
+    assert broken(value, r_held({0: ("0", "0-1")})) == ["largest"]  # a core left free
+
+
+def test_gpu_slots_of_an_exclusive_node_fill_it() -> None:
+    pool = r_pool((2, 3), (2, 3))
+    gpus = [node_vertex(1, slot_vertex(ONE, ("gpu", 1)), exclusive=True)]
+    value = allocation_input(pool, gpus)
+    assert slots_said(value, r_held({0: ("0-1", "0-2")})) == [3]
+    per_node = [node_vertex(1, slot_vertex(ONE, ("gpu", 1)))]
+    value = allocation_input(pool, per_node)
+    assert broken(value, r_held({0: ("", "0-2")})) == []
+    assert broken(value, r_held({0: ("", "0-1")})) == ["largest"]
+
+
+def test_an_exclusive_slot_of_one_core_node() -> None:
+    inner = {"type": "node", "count": 1, "with": [{"type": "core", "count": 1}]}
+    request = [{"type": "slot", "label": "s", "count": 1, "with": [inner]}]
+    value = allocation_input(r_pool((1, 0), (1, 0)), request)
+    assert broken(value, r_held({0: ("0", "")})) == []
+    assert broken(value, r_held({0: ("0", ""), 1: ("0", "")})) == ["division"]
+
+
+def test_an_exclusive_vertex_beside_a_shared_one() -> None:
+    pool = r_pool((4, 0), (4, 0), (4, 0))
+    whole = {"type": "slot", "label": "w", "count": 1, "with": [{"type": "node", "count": 1}]}
+    for request in (
+        [whole, slot_vertex(2, ("core", 1))],
+        [slot_vertex(2, ("core", 1)), whole],
+    ):
+        value = allocation_input(pool, request)
+        answer = r_held({0: ("0-3", ""), 1: ("0-1", "")})
+        assert broken(value, answer) == []
+        assert slots_said(value, answer) == [3]
+        assert broken(value, r_held({0: ("0-3", ""), 1: ("0-2", "")})) == ["division"]
+        assert broken(value, r_held({0: ("0-1", ""), 1: ("0-3", "")})) == []
+    nodes = [node_vertex(1, slot_vertex(1, ("core", 1)), exclusive=True)]
+    for request in ([*nodes, slot_vertex(2, ("core", 1))], [slot_vertex(2, ("core", 1)), *nodes]):
+        value = allocation_input(pool, request)
+        answer = r_held({0: ("0-3", ""), 1: ("0-1", "")})
+        assert broken(value, answer) == []
+        assert slots_said(value, answer) == [3]
+        assert broken(value, r_held({0: ("0-2", ""), 1: ("0-1", "")})) == ["division"]
+
+
+def test_a_bare_node_is_a_whole_node_beside_its_slots() -> None:
+    request = [{"type": "node", "count": 1}, slot_vertex(1, ("core", 1))]
+    value = allocation_input(r_pool((4, 0), (4, 0)), request)
+    assert broken(value, r_held({0: ("0-3", ""), 1: ("0", "")})) == []
+    assert broken(value, r_held({0: ("0-2", ""), 1: ("0", "")})) == ["division"]
+
+
+def test_a_top_level_core_counts_no_slot() -> None:
+    request = [slot_vertex(1, ("core", 1)), {"type": "core", "count": 1}]
+    value = allocation_input(r_pool((4, 0)), request)
+    assert broken(value, r_held({0: ("0-1", "")})) == []
+    assert slots_said(value, r_held({0: ("0-1", "")})) == [1]
+
+
+def test_a_lone_shared_node_looks_at_nodes_other_allocations_touch() -> None:
+    request = [node_vertex(1, slot_vertex(1, ("core", ONE)))]
+    value = allocation_input(r_pool((2, 0), (4, 0)), request, r_held({1: ("0", "")}))
+    assert broken(value, r_held({0: ("0-1", "")})) == ["largest"]  # rank 1 has 3 free
+    assert broken(value, r_held({1: ("1-3", "")})) == []
+    # An exclusive one does not: a node another allocation touches is not free for it.
+    request = [node_vertex(1, slot_vertex(1, ("core", ONE)), exclusive=True)]
+    value = allocation_input(r_pool((2, 0), (4, 0), (8, 0)), request, r_held({2: ("0", "")}))
+    assert broken(value, r_held({0: ("0-1", "")})) == ["largest"]  # rank 1 is whole and larger
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+
+
+def test_a_node_whose_slot_needs_a_gpu_moves_only_to_a_node_with_one() -> None:
+    request = [node_vertex(1, slot_vertex(1, ("core", ONE), ("gpu", 1)))]
+    value = allocation_input(r_pool((2, 1), (4, 0)), request)
+    assert broken(value, r_held({0: ("0-1", "0")})) == []
+    request = [node_vertex(1, slot_vertex(1, ("core", 1), ("gpu", ONE)))]
+    value = allocation_input(r_pool((1, 1), (1, 2)), request, r_held({1: ("0", "")}))
+    assert broken(value, r_held({0: ("0", "0")})) == []  # rank 1's GPUs, but no core
+
+
+def test_a_hostile_request_is_judged_by_the_other_rules_past_the_search_bound() -> None:
+    # 64 nodes of 64 cores, slots of at least one core: the search stops at its bound, so an
+    # answer that leaves a core free is not judged by the division rules; on 4 nodes it is.
+    big = r_pool(*[(64, 0)] * 64)
+    request = [slot_vertex(ONE, ("core", ONE))]
+    answer = r_held({r: ("0-63" if r else "0-62", "") for r in range(64)})
+    assert broken(allocation_input(big, request), answer) == []
+    small = allocation_input(r_pool(*[(4, 0)] * 4), request)
+    assert broken(small, r_held({r: ("0-3" if r else "0-2", "") for r in range(4)})) == ["largest"]
