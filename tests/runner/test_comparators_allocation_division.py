@@ -10,13 +10,15 @@ gives (one node too many, first fit instead of the most free, a slot of nodes cu
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from support import allocation_input, node_vertex, r_held, r_pool, slot_vertex
 
 from flux_conformance.reference.operations import EDITIONS, run
-from flux_conformance.runner.comparators.allocation import rule_breaches
+from flux_conformance.runner.comparators.allocation import inputs, rule_breaches
+from flux_conformance.runner.comparators.allocation.times import CLOCK_FLOOR
 from flux_conformance.runner.oracle import reference_oracle
 
 OLDER, NEWER = EDITIONS[0], EDITIONS[-1]
@@ -367,3 +369,23 @@ def test_a_rank_outside_the_constraint_before_the_others_is_left_out() -> None:
     assert broken(value, on([1, 3], 1)) == []
     assert broken(value, on([1], 1)) == ["largest"]
     assert broken(value, on([3], 1)) == ["largest"]
+
+
+def test_resources_an_allocation_may_have_freed_are_not_counted_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without now, an allocation ending half a second after the clock's floor may have ended
+    # when the judgement comes a second after it: an answer may use its cores, and they are
+    # not counted among the free ones (rank 0's two cores here), nor do they lower the count.
+    monkeypatch.setattr(inputs, "time", SimpleNamespace(time=lambda: CLOCK_FLOOR + 1))
+    maybe = r_held({0: ("0-1", "")}, expiration=CLOCK_FLOOR + 0.5)
+    pool = r_pool((2, 0), (4, 0))
+    value = {**allocation_input(pool, [slot_vertex({"min": 1}, ("core", 1))]), "allocated": [maybe]}
+    assert broken(value, r_held({0: ("0-1", ""), 1: ("0-3", "")})) == []
+    assert broken(value, r_held({0: ("0-1", ""), 1: ("0-2", "")})) == ["largest"]
+    assert broken(value, r_held({1: ("0-3", "")})) == []
+    maybe = r_held({0: ("0", "0-1")}, expiration=CLOCK_FLOOR + 0.5)
+    pool = r_pool((1, 2), (1, 4))
+    value = {**allocation_input(pool, [slot_vertex({"min": 1}, ("gpu", 1))]), "allocated": [maybe]}
+    assert broken(value, r_held({0: ("", "0-1"), 1: ("", "0-3")})) == []
+    assert broken(value, r_held({0: ("", "0-1"), 1: ("", "0-2")})) == ["largest"]
