@@ -201,7 +201,7 @@ def r_pool(*ranks: tuple[int, int], **execution: Any) -> dict[str, Any]:
     """An R whose rank ``i`` is host ``n<i>`` with the given (cores, GPUs), ids from 0."""
     entries = []
     for rank, (cores, gpus) in enumerate(ranks):
-        children = {"core": f"0-{cores - 1}" if cores > 1 else "0"} if cores else {}
+        children = {"core": f"0-{cores - 1}" if cores > 1 else "0" if cores else ""}
         if gpus:
             children["gpu"] = f"0-{gpus - 1}" if gpus > 1 else "0"
         entries.append({"rank": str(rank), "children": children})

@@ -252,6 +252,10 @@ def test_an_exclusive_slot_of_one_core_node() -> None:
     value = allocation_input(r_pool((1, 0), (1, 0)), request)
     assert broken(value, r_held({0: ("0", "")})) == []
     assert broken(value, r_held({0: ("0", ""), 1: ("0", "")})) == ["division"]
+    # A node of one GPU and no core, the same way.
+    inner["with"] = [{"type": "gpu", "count": 1}]
+    value = allocation_input(r_pool((0, 1), (0, 1)), request)
+    assert broken(value, r_held({0: ("", "0")})) == []
 
 
 def test_an_exclusive_vertex_beside_a_shared_one() -> None:
