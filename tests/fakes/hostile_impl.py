@@ -118,8 +118,12 @@ def start_clean_escapee():
     if pid == 0:
         os.setsid()
         if os.fork() == 0:
-            note_pid(os.getpid())
-            os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)"], {})
+            # The daemon notes its own pid once it runs with the empty environment: a pid
+            # written before the execve could be read while the old environment is still there.
+            code = "import os, sys, time\nopen(sys.argv[1], 'a').write(f'{os.getpid()}\\n')\n"
+            code += "time.sleep(3600)\n"
+            argv = [sys.executable, "-c", code, PIDS or os.devnull]
+            os.execve(sys.executable, argv, {})
         os._exit(0)
     os.waitpid(pid, 0)
 
