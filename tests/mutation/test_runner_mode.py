@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import re
+import sys
 from pathlib import Path
 
 from mutation.mutator.runner_cover import (
     Coverage,
+    Fresh,
     import_time_readers,
     module_name,
     runner_users,
@@ -213,6 +216,15 @@ def test_the_line_map_records_what_each_test_executed(tmp_path: Path) -> None:
     assert set(both.file_keys) == {PINS, other}
 
 
+def _trees() -> dict[str, ast.Module]:
+    """Every runner module's syntax tree, by short name."""
+    return {
+        module_name(RUNNER, p): ast.parse(p.read_text())
+        for p in RUNNER.rglob("*.py")
+        if p != RUNNER / "__init__.py"
+    }
+
+
 def _line(module: str, text: str) -> int:
     """The number of the one line of runner ``module`` that holds ``text``."""
     lines = (RUNNER / f"{module}.py").read_text().splitlines()
@@ -222,11 +234,7 @@ def _line(module: str, text: str) -> int:
 
 def test_an_import_time_constant_is_seen_where_a_function_reads_it() -> None:
     users = runner_users(RUNNER)
-    trees = {
-        module_name(RUNNER, p): ast.parse(p.read_text())
-        for p in RUNNER.rglob("*.py")
-        if p != RUNNER / "__init__.py"
-    }
+    trees = _trees()
     bound = _mutant("bounds", "JUDGE_MAX_VALUES = 100_000", "-> 100001")
     readers = import_time_readers(trees, "bounds", bound.line, users)
     assert readers is not None
@@ -284,3 +292,47 @@ def test_a_run_of_some_modules_judges_only_their_listed_equivalents() -> None:
     assert not matched.stale
     assert {e.target_module for e, _ in matched.covered} == {"bounds"}
     assert _equivalents(runner_mutants(["baseline"]), ["baseline"]).stale == []
+
+
+def test_a_value_kept_for_the_process_is_computed_in_every_test_that_needs_it(
+    tmp_path: Path,
+) -> None:
+    # Every test of the file judges an answer, which asks which texts the oracle follows: the
+    # answer is kept for the process, yet each test is mapped as computing it.
+    times = "tests/runner/test_comparators_allocation_times.py"
+    coverage = load_coverage([times], tmp_path / "map.json")
+    probe = _line("comparators/allocation/inputs", "_NEWER[oracle.edition] = ")
+    assert len(coverage.tests) > 2
+    for test in coverage.tests:
+        assert coverage.passed[test], test
+        assert probe in coverage.lines[test]["comparators.allocation.inputs"], test
+    source = '_NEWER[oracle.edition] = "nslots" in oracle("sched.allocate", _PROBE)["execution"]'
+    mutant = _mutant("comparators.allocation.inputs", source, "not in")
+    assert select(mutant, coverage, runner_users(RUNNER), _trees()) == coverage.tests
+
+
+def test_fresh_puts_a_module_back_as_its_import_left_it(tmp_path: Path) -> None:
+    (tmp_path / "kept_for_test.py").write_text(
+        "import functools\n"
+        "SEEN = {}\n"
+        "TABLE = [1, 2]\n"
+        "@functools.cache\n"
+        "def ask(x):\n"
+        "    SEEN[x] = True\n"
+        "    return len(SEEN)\n"
+    )
+    fresh = Fresh(["kept_for_test"])
+    sys.path.insert(0, str(tmp_path))
+    sys.meta_path.insert(0, fresh)
+    try:
+        module = importlib.import_module("kept_for_test")
+        assert module.ask("a") == 1
+        module.TABLE.append(3)
+        fresh.reset()
+        assert module.SEEN == {}
+        assert module.TABLE == [1, 2]
+        assert module.ask("a") == 1  # computed again: its cache was emptied
+    finally:
+        sys.meta_path.remove(fresh)
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("kept_for_test", None)

@@ -10,46 +10,25 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support import allocation_input, node_vertex, r_held, r_pool, slot_vertex
 
 from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.comparators.allocation import rule_breaches
 from flux_conformance.runner.oracle import reference_oracle
 
 rules = COMPARATORS["allocation_rules"]
 oracle = reference_oracle("2025-07-31")
 
-POOL = {
-    "version": 1,
-    "execution": {
-        "R_lite": [{"rank": "0-3", "children": {"core": "0-3", "gpu": "0"}}],
-        "nodelist": ["n[0-3]"],
-        "properties": {"ssd": "1,3"},
-    },
-}
+POOL = r_pool(*[(4, 1)] * 4, properties={"ssd": "1,3"})
 
 
 def _value(duration: float = 0) -> dict[str, Any]:
-    slot = {"type": "slot", "label": "s", "count": 1, "with": [{"type": "core", "count": 2}]}
-    return {
-        "pool": POOL,
-        "jobspec": {
-            "version": 1,
-            "resources": [{"type": "node", "count": 2, "with": [slot]}],
-            "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
-            "attributes": {"system": {"duration": duration}},
-        },
-        "now": 100,
-    }
+    node = node_vertex(2, slot_vertex(1, ("core", 2)))
+    return allocation_input(POOL, [node], duration=duration) | {"now": 100}
 
 
 def _answer(**execution: Any) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "execution": {
-            "R_lite": [{"rank": "1-2", "children": {"core": "0-1"}}],
-            "nodelist": ["n[1-2]"],
-            **execution,
-        },
-    }
+    return r_held({1: ("0-1", ""), 2: ("0-1", "")}, **execution)
 
 
 @pytest.mark.parametrize(
@@ -90,8 +69,7 @@ def test_each_determined_figure_is_the_answers_own(
 
 def test_an_answer_breaking_several_rules_is_refused_for_the_first_in_check_order() -> None:
     # Cores the pool does not have (subset) and a start time that is not the clock (times).
-    wrong = _answer(starttime=7)
-    wrong["execution"]["R_lite"][0]["children"]["core"] = "2-5"
+    wrong = r_held({1: ("2-5", ""), 2: ("2-5", "")}, starttime=7)
     reason = rules({}, wrong, oracle, _value())
     assert reason is not None
     assert reason.startswith("subset: "), reason
@@ -100,7 +78,16 @@ def test_an_answer_breaking_several_rules_is_refused_for_the_first_in_check_orde
 def test_against_another_answer_the_first_rule_in_name_order_is_named() -> None:
     right = _answer(starttime=100)
     # Three cores on a node (division) and a start time that is not the clock (times).
-    wrong = _answer(starttime=7)
-    wrong["execution"]["R_lite"][0]["children"]["core"] = "0-2"
+    wrong = r_held({1: ("0-2", ""), 2: ("0-2", "")}, starttime=7)
     assert rules(right, wrong, oracle, _value()).startswith("breaks the division rule")
     assert rules(wrong, right, oracle, _value()).startswith("keeps the division rule")
+
+
+def test_an_answer_breaking_two_rules_after_the_subset_is_refused_for_the_first() -> None:
+    # Three cores on a node (division) and a start time that is not the clock (times).
+    wrong = r_held({1: ("0-2", ""), 2: ("0-2", "")}, starttime=7)
+    broken = [rule for rule, _reason in rule_breaches(_value(), wrong, oracle)]
+    assert broken == ["division", "times"]
+    reason = rules({}, wrong, oracle, _value())
+    assert reason is not None
+    assert reason.startswith("division: "), reason

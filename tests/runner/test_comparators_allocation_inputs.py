@@ -6,9 +6,13 @@ is written exactly in the editions whose RFC 20 defines it.
 
 from __future__ import annotations
 
+import types
+
 import pytest
+from support import allocation_input, r_held, r_pool, slot_vertex
 
 from flux_conformance.runner.comparators.allocation import inputs
+from flux_conformance.runner.comparators.allocation.times import CLOCK_FLOOR
 from flux_conformance.runner.oracle import reference_oracle
 
 
@@ -129,3 +133,61 @@ def test_a_node_another_allocation_touches_is_not_whole() -> None:
     reason = _judge(value, _held("0", "0,2-3", gpu=True))
     assert reason is not None
     assert reason.startswith("division:"), reason
+
+
+# -- the facts exported beside a case (docs/export.md): what each rank has free ---------------
+
+#: Ranks 0, 1 and 3 have two cores and a GPU each, rank 2 two cores and no GPU.
+POOL4 = r_pool((2, 1), (2, 1), (2, 0), (2, 1))
+SLOT = slot_vertex(1, ("core", 1))
+
+
+def _rank(cores: list[int], gpus: list[int], free: list[int], whole: bool, untouched: bool):
+    return {"cores": cores, "gpus": gpus, "free": free, "whole": whole, "untouched": untouched}
+
+
+def _readings(value: dict) -> dict:
+    keys = ("cores", "gpus", "free", "whole", "untouched")
+    ranks = inputs.facts(value, reference_oracle("2025-07-31"))["ranks"]
+    return {rank: {k: item[k] for k in keys} for rank, item in ranks.items()}
+
+
+def test_each_rank_reads_what_running_allocations_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    judged = CLOCK_FLOOR + 10  # no now: the clock lay between the floor and this
+    monkeypatch.setattr(inputs, "time", types.SimpleNamespace(time=lambda: judged))
+    value = allocation_input(
+        POOL4,
+        [SLOT],
+        r_held({0: ("1", "")}),  # a core, running
+        r_held({1: ("", "0")}),  # a GPU alone, running
+        r_held({2: ("0-1", "")}, expiration=CLOCK_FLOOR - 5),  # ended before the floor
+        r_held({3: ("0", "0")}, expiration=judged),  # may have ended
+    )
+    del value["now"]
+    assert _readings(value) == {
+        "0": _rank([0], [0], [1, 1], whole=False, untouched=False),
+        "1": _rank([0, 1], [], [2, 0], whole=False, untouched=False),
+        "2": _rank([0, 1], [], [2, 0], whole=True, untouched=True),
+        # Its cores may be used (it may have ended), but are not surely free.
+        "3": _rank([0, 1], [0], [1, 0], whole=True, untouched=False),
+    }
+    assert inputs.facts(value, reference_oracle("2025-07-31"))["times"] == {
+        "now": None,
+        "floor": CLOCK_FLOOR,
+        "ceiling": judged,
+        "duration": 0,
+        "pool_expiration": None,
+    }
+
+
+def test_an_allocation_ended_at_now_or_at_1_holds_nothing() -> None:
+    value = allocation_input(
+        POOL4,
+        [SLOT],
+        r_held({2: ("0", "")}, expiration=50),
+        r_held({2: ("1", "")}, expiration=1),
+        r_held({0: ("0-1", "")}, expiration=51),
+    ) | {"now": 50}
+    readings = _readings(value)
+    assert readings["2"] == _rank([0, 1], [], [2, 0], whole=True, untouched=True)
+    assert readings["0"] == _rank([], [0], [0, 1], whole=False, untouched=False)

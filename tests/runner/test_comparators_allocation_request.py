@@ -13,6 +13,7 @@ import pytest
 
 from flux_conformance.reference.operations import run
 from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.comparators.allocation import facts
 from flux_conformance.runner.oracle import reference_oracle
 
 rules = COMPARATORS["allocation_rules"]
@@ -111,3 +112,37 @@ def test_a_slot_of_nodes_beside_other_resources_leaves_the_division_unjudged() -
     beside = {**SLOT, "with": [{"type": "node", "count": 2}, {"type": "core", "count": 1}]}
     value = _value([beside])
     assert rules({}, _nodes("0", "n0", "0"), oracle, value) is None
+
+
+# -- the request exported beside a case (docs/export.md: facts.request, null: not divided) ----
+
+GPU = {"type": "gpu", "count": 1}
+
+
+def _read(resources: list[Any]) -> Any:
+    return facts(_value(resources), oracle)["request"]
+
+
+def test_a_slot_of_gpus_alone_is_read() -> None:
+    assert _read([{**SLOT, "with": [GPU]}]) == [
+        {
+            "kind": "slot",
+            "count": {"values": [1]},
+            "slot": True,
+            "core": None,
+            "gpu": {"values": [1]},
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    "resources",
+    [
+        [{**SLOT, "with": []}],  # a slot of nothing
+        [{**SLOT, "count": {"min": 1, "max": 4, "operator": "*", "operand": 1}}],  # no count
+        [SLOT, {"type": "memory", "count": 1}],  # a resource an R does not hold
+    ],
+    ids=["empty-slot", "unreadable-count", "memory"],
+)
+def test_a_request_the_division_cannot_place_is_not_read(resources: list[Any]) -> None:
+    assert _read(resources) is None

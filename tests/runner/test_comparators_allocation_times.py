@@ -5,43 +5,29 @@ A ``duration`` that is not a number (``true``) sets no end of its own, like none
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
+import pytest
+from support import allocation_input, r_held, r_pool, slot_vertex
+
 from flux_conformance.runner.comparators import COMPARATORS
+from flux_conformance.runner.comparators.allocation import inputs
+from flux_conformance.runner.comparators.allocation.times import CLOCK_FLOOR
 from flux_conformance.runner.oracle import reference_oracle
 
 rules = COMPARATORS["allocation_rules"]
 oracle = reference_oracle("2025-07-31")
 
-POOL = {
-    "version": 1,
-    "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}], "nodelist": ["n0"]},
-}
+POOL = r_pool((1, 0))
 
 
 def _value(duration: Any) -> dict[str, Any]:
-    slot = {"type": "slot", "label": "s", "count": 1, "with": [{"type": "core", "count": 1}]}
-    return {
-        "pool": POOL,
-        "jobspec": {
-            "version": 1,
-            "resources": [slot],
-            "tasks": [{"command": ["x"], "slot": "s", "count": {"per_slot": 1}}],
-            "attributes": {"system": {"duration": duration}},
-        },
-        "now": 100,
-    }
+    return allocation_input(POOL, [slot_vertex(1, ("core", 1))], duration=duration) | {"now": 100}
 
 
 def _answer(**times: Any) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "execution": {
-            "R_lite": [{"rank": "0", "children": {"core": "0"}}],
-            "nodelist": ["n0"],
-            **times,
-        },
-    }
+    return r_held({0: ("0", "")}, **times)
 
 
 def test_a_duration_that_is_no_number_sets_no_end() -> None:
@@ -104,3 +90,42 @@ def test_without_now_the_expiration_is_the_clock_plus_the_duration() -> None:
         reason = rules({}, answer, oracle, value)
         assert reason is not None
         assert reason.startswith("times: expiration is"), reason
+
+
+# -- without now: the clock lies between the floor and the time of judgement ------------------
+
+
+def _judged_at(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The time of judgement, as the comparator reads it."""
+    monkeypatch.setattr(inputs, "time", types.SimpleNamespace(time=lambda: seconds))
+
+
+def test_without_now_the_latest_clock_plus_the_duration_is_an_expiration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    value = _value(60)
+    del value["now"]
+    judged = CLOCK_FLOOR + 10
+    _judged_at(monkeypatch, judged)
+    assert rules({}, _answer(expiration=judged + 60), oracle, value) is None
+    reason = rules({}, _answer(expiration=judged + 61), oracle, value)
+    assert reason is not None
+    assert reason.startswith("times: expiration is"), reason
+
+
+def test_a_pools_end_at_the_latest_clock_plus_the_duration_cuts_nothing_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The job started at the floor: it ends 60 s later, before the pool does.
+    judged = CLOCK_FLOOR + 10
+    value = _value(60)
+    del value["now"]
+    value["pool"] = r_pool((1, 0), expiration=judged + 60)
+    _judged_at(monkeypatch, judged)
+    started = _answer(starttime=CLOCK_FLOOR, expiration=CLOCK_FLOOR + 60)
+    assert rules({}, started, oracle, value) is None
+    late = _answer(starttime=CLOCK_FLOOR, expiration=judged + 60)
+    reason = rules({}, late, oracle, value)
+    assert reason is not None
+    assert reason.startswith("times: expiration is"), reason
+    assert "starttime + duration" in reason, reason

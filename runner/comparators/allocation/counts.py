@@ -47,9 +47,8 @@ _HUGE = 2**64
 
 
 def _step(count: Count, value: int) -> int:
+    """The value after ``value`` in a count of operator '*' or '^' (above works out '+')."""
     operand: int = count["operand"]
-    if count["operator"] == "+":
-        return value + operand
     if count["operator"] == "*":
         return min(value * operand, _HUGE)
     # ``value ** operand`` has at least (bits(value) - 1) * operand + 1 bits: a huge operand
@@ -79,14 +78,5 @@ def above(count: Count, value: int) -> int | None:
 
 
 def accepts(count: Count, value: int) -> bool:
-    """Whether ``value`` is an acceptable count."""
-    if "values" in count:
-        return value in count["values"]
-    low: int = count["min"]
-    high: int | None = count["max"]
-    if value < low or (high is not None and value > high):
-        return False
-    operand: int = count["operand"]
-    if count["operator"] == "+":
-        return (value - low) % operand == 0
-    return value == low or above(count, value - 1) == value
+    """Whether ``value`` is an acceptable count: the smallest acceptable value from it on."""
+    return above(count, value - 1) == value

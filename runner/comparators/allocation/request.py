@@ -89,7 +89,7 @@ def _slot(vertex: dict[str, Any], oracle: Oracle) -> dict[str, Any]:
         )
     if len(children) != 1:
         raise _Unread
-    node = nodes[0]
+    (node,) = nodes
     leaves = _leaves(node.get("with", []), oracle)
     exclusive = node.get("exclusive", True) is not False
     if not exclusive:

@@ -6,12 +6,21 @@ time and whether it passed; per test file, the lines its collection executed.  A
 runs only against the passing tests that executed one of its lines (or, for a change in code
 that runs at import time, the tests that executed any line of its module or of a module that
 imports it); a mutant no test executes survives with that note.
+
+A value a mutated module keeps for the process (a ``functools.cache``, a module-level dict
+filled on first use) would be computed only by the first test that asks for it, and a mutant
+of that computation would run against that test alone: before each traced test, such modules
+are put back as their import left them (:class:`Fresh`), so every test that needs the value
+computes it, and is selected for the mutants of its computation.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
+import importlib.abc
+import importlib.machinery
 import json
 import sys
 import threading
@@ -24,7 +33,15 @@ from typing import Any
 
 from .operators import Mutant
 
-__all__ = ["Coverage", "Recorder", "module_name", "runner_files", "runner_users", "select"]
+__all__ = [
+    "Coverage",
+    "Fresh",
+    "Recorder",
+    "module_name",
+    "runner_files",
+    "runner_users",
+    "select",
+]
 
 PACKAGE = "flux_conformance.runner"
 
@@ -289,13 +306,78 @@ def select(
     return [t for t in chosen if coverage.passed[t]]
 
 
-class Recorder:
-    """A pytest plugin: records the runner lines each test (and each file's collection) ran."""
+#: What :class:`Fresh` puts back: a module-level container.
+_Held = dict[Any, Any] | list[Any] | set[Any]
 
-    def __init__(self, files: Mapping[str, str], root: Path) -> None:
+
+class _Noting(importlib.machinery.SourceFileLoader):
+    """Loads a module as usual, then has :class:`Fresh` note its state."""
+
+    def __init__(self, fullname: str, path: str, fresh: Fresh) -> None:
+        super().__init__(fullname, path)
+        self.fresh = fresh
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        super().exec_module(module)
+        self.fresh.note(module)
+
+
+class Fresh(importlib.abc.MetaPathFinder):
+    """Imports the named modules, noting what each holds as its import leaves it, and puts
+    that back on :meth:`reset`: each module-level dict, list and set to its contents then,
+    each ``functools`` cache of the module's own functions emptied."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        self.saved: list[tuple[types.ModuleType, str, _Held, Any]] = []
+        self.caches: list[Any] = []
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = _Noting(fullname, spec.loader.path, self)
+        return spec
+
+    def note(self, module: types.ModuleType) -> None:
+        """Keep what ``module`` holds now (just imported)."""
+        for name, value in vars(module).items():
+            if isinstance(value, dict | list | set) and not name.startswith("__"):
+                self.saved.append((module, name, value, copy.copy(value)))
+            elif callable(getattr(value, "cache_clear", None)) and (
+                getattr(value, "__module__", None) == module.__name__
+            ):
+                self.caches.append(value)
+
+    def reset(self) -> None:
+        """Put every noted module back as its import left it."""
+        for module, name, value, initial in self.saved:
+            if vars(module).get(name) is not value or value == initial:
+                continue  # replaced (a test's monkeypatch, undone after it), or as it was
+            if isinstance(value, list):
+                value[:] = initial
+            else:
+                value.clear()
+                value.update(initial)
+        for cached in self.caches:
+            cached.cache_clear()
+
+
+class Recorder:
+    """A pytest plugin: records the runner lines each test (and each file's collection) ran.
+
+    ``fresh`` names the runner modules (short names) put back as their import left them before
+    each test (:class:`Fresh`).
+    """
+
+    def __init__(self, files: Mapping[str, str], root: Path, fresh: Iterable[str] = ()) -> None:
         self.files = dict(files)
         self.root = root
         self.coverage = Coverage()
+        self.fresh = Fresh(f"{PACKAGE}.{name}" for name in fresh)
 
     def _trace(self, hits: dict[str, set[int]]) -> Any:
         files = self.files
@@ -362,6 +444,7 @@ def _wrap_collect(recorder: Recorder) -> Any:
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Any:
             hits: dict[str, set[int]] = {}
+            recorder.fresh.reset()
             recorder._run_traced(hits)
             started = time.perf_counter()
             try:
@@ -375,5 +458,7 @@ def _wrap_collect(recorder: Recorder) -> Any:
 
 
 def plugins(recorder: Recorder) -> list[Any]:
-    """The plugin objects to pass ``pytest.main`` for the coverage run."""
+    """The plugin objects to pass ``pytest.main`` for the coverage run (called before it: the
+    modules ``fresh`` names are imported through :class:`Fresh` from then on)."""
+    sys.meta_path.insert(0, recorder.fresh)
     return [recorder, _wrap_collect(recorder)]

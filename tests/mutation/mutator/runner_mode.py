@@ -108,7 +108,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_comparators_allocation.py",
         "test_comparators_allocation_inputs.py",
     ),
-    "comparators.allocation.counts": ("test_comparators_allocation.py",),
+    "comparators.allocation.counts": (
+        "test_comparators_allocation.py",
+        "test_comparators_allocation_counts.py",
+    ),
     "comparators.allocation.division": (
         "test_comparators_allocation_division.py",
         "test_comparators_allocation.py",
@@ -295,10 +298,7 @@ def _coverage_child(files: Sequence[str], fd: int) -> None:
 
     quiet_child(MEMORY)
     _drop_runner()
-    recorder = Recorder(
-        {str(p): m for p, m in _files().items()},
-        ROOT,
-    )
+    recorder = Recorder({str(p): m for p, m in _files().items()}, ROOT, fresh=TESTS)
     basetemp = tempfile.mkdtemp(prefix="runner-coverage-")
     try:
         pytest.main(_pytest_args(files, f"{basetemp}/t", first_failure=False), plugins(recorder))
