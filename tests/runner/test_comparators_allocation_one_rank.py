@@ -324,3 +324,29 @@ def test_a_hostile_request_is_judged_by_the_other_rules_past_the_search_bound() 
     assert broken(allocation_input(big, request), answer) == []
     small = allocation_input(r_pool(*[(4, 0)] * 4), request)
     assert broken(small, r_held({r: ("0-3" if r else "0-2", "") for r in range(4)})) == ["largest"]
+
+
+def test_a_node_of_core_slots_and_gpu_slots_uses_both() -> None:
+    kinds = [slot_vertex(ONE, ("core", 1)), slot_vertex(ONE, ("gpu", 1), label="a")]
+    value = allocation_input(r_pool((4, 2)), [node_vertex(1, *kinds)])
+    answer = r_held({0: ("0-3", "0-1")})
+    assert broken(value, answer) == []
+    assert slots_said(value, answer) == [6]
+
+
+def test_a_lone_node_of_a_gpu_slot_moves_only_to_more_gpus() -> None:
+    request = [node_vertex(1, slot_vertex(1, ("gpu", ONE)))]
+    value = allocation_input(r_pool((1, 1), (1, 1)), request)
+    assert broken(value, r_held({0: ("", "0")})) == []
+    value = allocation_input(r_pool((1, 1), (1, 2)), request)
+    assert broken(value, r_held({0: ("", "0")})) == ["largest"]
+
+
+def test_two_lone_slots_on_one_node_need_one_way_to_share_it() -> None:
+    # Rank 0's four cores as two slots of at least one core; rank 1 has two free.  Shared 2 + 2,
+    # neither slot would be larger on rank 1 (1 + 3 would not do: the one-core slot would).
+    request = [slot_vertex(1, ("core", ONE)), slot_vertex(1, ("core", ONE), label="a")]
+    value = allocation_input(r_pool((4, 0), (4, 0)), request, r_held({1: ("0-1", "")}))
+    assert broken(value, r_held({0: ("0-3", "")})) == []
+    value = allocation_input(r_pool((4, 0), (4, 0)), request, r_held({1: ("0", "")}))
+    assert broken(value, r_held({0: ("0-3", "")})) == ["largest"]  # rank 1 has three
