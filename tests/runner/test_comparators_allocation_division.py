@@ -389,3 +389,14 @@ def test_resources_an_allocation_may_have_freed_are_not_counted_free(
     value = {**allocation_input(pool, [slot_vertex({"min": 1}, ("gpu", 1))]), "allocated": [maybe]}
     assert broken(value, r_held({0: ("", "0-1"), 1: ("", "0-3")})) == []
     assert broken(value, r_held({0: ("", "0-1"), 1: ("", "0-2")})) == ["largest"]
+
+
+def test_a_rank_that_holds_no_unit_makes_the_division_fail_however_large_the_rest() -> None:
+    # Rank 0's one core is no slot of two; the search stops there, before rank 1's 64 cores
+    # (as two kinds of slot, more ways than the search may try).
+    kinds = [
+        slot_vertex({"min": 1}, ("core", {"min": 2})),
+        slot_vertex({"min": 1}, ("core", {"min": 2}), label="a"),
+    ]
+    value = allocation_input(r_pool((4, 0), (64, 0)), kinds)
+    assert broken(value, r_held({0: ("0", ""), 1: ("0-63", "")})) == ["division"]

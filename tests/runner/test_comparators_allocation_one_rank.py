@@ -324,6 +324,15 @@ def test_a_hostile_request_is_judged_by_the_other_rules_past_the_search_bound() 
     assert broken(allocation_input(big, request), answer) == []
     small = allocation_input(r_pool(*[(4, 0)] * 4), request)
     assert broken(small, r_held({r: ("0-3" if r else "0-2", "") for r in range(4)})) == ["largest"]
+    # 44 nodes of 12 cores take some 125,000 steps of the 200,000 the search may take: judged.
+    many = allocation_input(r_pool(*[(12, 0)] * 44), request)
+    answer = r_held({r: ("0-11" if r else "0-10", "") for r in range(44)})
+    assert broken(many, answer) == ["largest"]
+    # Two kinds of such slots on one node: 40 cores take some 124,000 steps, judged; 64 cores
+    # take more than 200,000, not judged.
+    two = [*request, slot_vertex(ONE, ("core", ONE), label="a")]
+    assert broken(allocation_input(r_pool((40, 0)), two), r_held({0: ("0-38", "")})) == ["largest"]
+    assert broken(allocation_input(r_pool((64, 0)), two), r_held({0: ("0-62", "")})) == []
 
 
 def test_a_node_of_core_slots_and_gpu_slots_uses_both() -> None:
