@@ -287,6 +287,9 @@ def test_node_and_slot_vertices_side_by_side() -> None:
     assert broken(value, r_held({0: ("0-2", ""), 1: ("0-1", "")})) == []
     assert broken(value, r_held({0: ("0", ""), 1: ("0-2", "")})) == ["division"]
     assert broken(value, on([0], 1)) == ["division"]
+    for nslots in (2, 3, 4):
+        answer = r_held({0: ("0", ""), 1: ("0-3", "")}, nslots=nslots)
+        assert broken(value, answer, NEWER) == ([] if nslots == 3 else ["nslots"])
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,9 @@ def test_shared_vertices_on_one_rank_sum_to_what_it_holds() -> None:
 def test_a_shared_slot_of_a_node_holds_its_cores() -> None:
     pool = r_pool((4, 0), (4, 0))
     inner = {"type": "node", "count": 1, "exclusive": False, "with": [{"type": "core", "count": 2}]}
+    one = {"type": "slot", "label": "s", "count": 1, "with": [inner]}
+    value = allocation_input(pool, [one, slot_vertex(1, ("core", 1), label="a")])
+    assert broken(value, r_held({0: ("0-1", ""), 1: ("0", "")})) == []
     value = allocation_input(pool, [{"type": "slot", "label": "s", "count": 2, "with": [inner]}])
     assert broken(value, r_held({0: ("0-1", ""), 1: ("0-1", "")})) == []
     assert broken(value, r_held({0: ("0-3", "")})) == ["division"]  # two slots, one node
@@ -236,6 +239,8 @@ def test_a_slot_of_cores_and_gpus_grows_in_either_resource() -> None:
 
 
 def test_gpu_slots_of_an_exclusive_node_fill_it() -> None:
+    one = [node_vertex(1, slot_vertex(1, ("gpu", 1)), exclusive=True)]
+    assert broken(allocation_input(r_pool((2, 1)), one), r_held({0: ("0-1", "0")})) == []
     pool = r_pool((2, 3), (2, 3))
     gpus = [node_vertex(1, slot_vertex(ONE, ("gpu", 1)), exclusive=True)]
     value = allocation_input(pool, gpus)
