@@ -364,3 +364,12 @@ def test_two_lone_slots_on_one_node_need_one_way_to_share_it() -> None:
     assert broken(value, r_held({0: ("0-3", "")})) == []
     value = allocation_input(r_pool((4, 0), (4, 0)), request, r_held({1: ("0", "")}))
     assert broken(value, r_held({0: ("0-3", "")})) == ["largest"]  # rank 1 has three
+
+
+def test_slots_of_ranged_cores_and_gpus_are_found_in_any_order() -> None:
+    # Two slots of 2 or 3 cores and 1 or 2 GPUs holding 6 cores and 2 GPUs: 3 + 1 each.
+    cores = {"min": 2, "max": 3, "operator": "+", "operand": 1}
+    gpus = {"min": 1, "max": 2, "operator": "+", "operand": 1}
+    value = allocation_input(r_pool((6, 2)), [slot_vertex(2, ("core", cores), ("gpu", gpus))])
+    assert broken(value, r_held({0: ("0-5", "0-1")})) == []
+    assert slots_said(value, r_held({0: ("0-5", "0-1")})) == [2]
