@@ -373,3 +373,15 @@ def test_slots_of_ranged_cores_and_gpus_are_found_in_any_order() -> None:
     value = allocation_input(r_pool((6, 2)), [slot_vertex(2, ("core", cores), ("gpu", gpus))])
     assert broken(value, r_held({0: ("0-5", "0-1")})) == []
     assert slots_said(value, r_held({0: ("0-5", "0-1")})) == [2]
+
+
+def test_a_node_of_two_slot_kinds_is_found_in_any_order() -> None:
+    # A one-GPU slot, then a slot of 1 or 2 cores and 1 or 2 GPUs: on 2 cores and 2 GPUs the
+    # second is 2 cores and 1 GPU.
+    ranged = {"min": 1, "max": 2, "operator": "+", "operand": 1}
+    kinds = [
+        slot_vertex(1, ("gpu", 1)),
+        slot_vertex(1, ("core", ranged), ("gpu", ranged), label="a"),
+    ]
+    value = allocation_input(r_pool((2, 2)), [node_vertex(1, *kinds)])
+    assert broken(value, r_held({0: ("0-1", "0-1")})) == []
