@@ -72,6 +72,8 @@ def test_the_slots_of_an_exclusive_node_fill_it() -> None:
     answer = r_held({0: ("0-4", "")})
     assert broken(pairs, answer) == []
     assert slots_said(pairs, answer) == [2]  # two slots of two; the fifth core holds none
+    alone = allocation_input(r_pool((5, 0)), pairs["jobspec"]["resources"])
+    assert slots_said(alone, answer) == [2]  # and no other node to compare it with
     one = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", ONE)), exclusive=True)])
     assert slots_said(one, answer) == [1]
     fixed = allocation_input(pool, [node_vertex(1, slot_vertex(1, ("core", 2)), exclusive=True)])
