@@ -387,3 +387,14 @@ def test_a_node_of_two_slot_kinds_is_found_in_any_order() -> None:
     ]
     value = allocation_input(r_pool((2, 2)), [node_vertex(1, *kinds)])
     assert broken(value, r_held({0: ("0-1", "0-1")})) == []
+
+
+def test_two_slot_vertices_on_one_node_are_found_in_any_order() -> None:
+    # The same as a node's two slot kinds, as two vertices of the request.
+    ranged = {"min": 1, "max": 2, "operator": "+", "operand": 1}
+    request = [
+        slot_vertex(1, ("gpu", 1)),
+        slot_vertex(1, ("core", ranged), ("gpu", ranged), label="a"),
+    ]
+    value = allocation_input(r_pool((2, 2)), request)
+    assert broken(value, r_held({0: ("0-1", "0-1")})) == []
