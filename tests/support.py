@@ -6,12 +6,14 @@ import shlex
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
 
-from flux_conformance.runner.report import Header
+if TYPE_CHECKING:  # imported where used: a test module that imports this one loads no runner
+    from flux_conformance.runner.report import Header
+
 
 TESTS = Path(__file__).resolve().parent
 MINI = TESTS / "data" / "mini-suite"
@@ -180,6 +182,8 @@ def write_suite(folder: Path, cases: dict[str, list[dict[str, Any]]]) -> Path:
 
 def a_header(**changes: Any) -> Header:
     """A report :class:`Header` of a run of the mini suite, with ``changes`` applied."""
+    from flux_conformance.runner.report import Header
+
     fields: dict[str, Any] = {
         "implementation": "fake",
         "impl_spec": "python:fake",
@@ -245,3 +249,11 @@ def allocation_input(
     if allocated:
         value |= {"allocated": list(allocated), "now": 1}
     return value
+
+
+def broken_rules(value: dict[str, Any], answer: dict[str, Any], edition: str) -> list[str]:
+    """The allocation rules ``answer`` breaks as an answer to ``value``, read in ``edition``."""
+    from flux_conformance.runner.comparators.allocation import rule_breaches
+    from flux_conformance.runner.oracle import reference_oracle
+
+    return [rule for rule, _ in rule_breaches(value, answer, reference_oracle(edition))]

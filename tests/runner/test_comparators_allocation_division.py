@@ -14,20 +14,19 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from support import allocation_input, node_vertex, r_held, r_pool, slot_vertex
+from support import allocation_input, broken_rules, node_vertex, r_held, r_pool, slot_vertex
 
 from flux_conformance.reference.operations import EDITIONS, run
-from flux_conformance.runner.comparators.allocation import inputs, rule_breaches
+from flux_conformance.runner.comparators.allocation import inputs
 from flux_conformance.runner.comparators.allocation.times import CLOCK_FLOOR
-from flux_conformance.runner.oracle import reference_oracle
 
 OLDER, NEWER = EDITIONS[0], EDITIONS[-1]
 FOUR = r_pool((4, 0), (4, 0), (4, 0), (4, 0))
 
 
 def broken(value: dict[str, Any], answer: dict[str, Any], edition: str = OLDER) -> list[str]:
-    """The rules ``answer`` breaks as an answer to ``value``."""
-    return [rule for rule, _ in rule_breaches(value, answer, reference_oracle(edition))]
+    """The rules ``answer`` breaks as an answer to ``value`` (the older texts unless named)."""
+    return broken_rules(value, answer, edition)
 
 
 def cores(n: int) -> str:

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from support import allocation_input, node_vertex, r_held, r_pool, slot_vertex
+from support import allocation_input, broken_rules, node_vertex, r_held, r_pool, slot_vertex
 
 from flux_conformance.reference.operations import EDITIONS, run
-from flux_conformance.runner.comparators.allocation import rule_breaches
-from flux_conformance.runner.oracle import reference_oracle
 
 OLDER, NEWER = EDITIONS[0], EDITIONS[-1]
 ONE = {"min": 1}
 
 
 def broken(value: dict[str, Any], answer: dict[str, Any], edition: str = OLDER) -> list[str]:
-    """The rules ``answer`` breaks as an answer to ``value``."""
-    return [rule for rule, _ in rule_breaches(value, answer, reference_oracle(edition))]
+    """The rules ``answer`` breaks as an answer to ``value`` (the older texts unless named)."""
+    return broken_rules(value, answer, edition)
 
 
 def slots_said(value: dict[str, Any], answer: dict[str, Any]) -> list[int]:
